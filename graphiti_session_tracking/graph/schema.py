@@ -1,0 +1,93 @@
+"""The graph contract: the fixed set of labels and relation names, uuid keys and group ids.
+
+Every label and relation name that reaches a Cypher text comes from the enums here; everything
+else travels as a query parameter.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import uuid
+from enum import StrEnum
+from pathlib import PurePosixPath
+
+
+class Label(StrEnum):
+    """Entity type labels; every entity node also carries :Entity."""
+
+    SESSION = "Session"
+    DECISION = "Decision"
+    ERROR_RESOLUTION = "ErrorResolution"
+    CONFIG_CHANGE = "ConfigChange"
+    FILE = "File"
+    TOOL = "Tool"
+    TEST_RUN = "TestRun"
+    TASK = "Task"
+    DISCOVERY = "Discovery"
+
+
+class Relation(StrEnum):
+    """Relation types, stored in the `name` of Graphiti's RELATES_TO edges."""
+
+    MADE_DECISION = "MADE_DECISION"
+    RESOLVED_ERROR = "RESOLVED_ERROR"
+    CHANGED_CONFIG = "CHANGED_CONFIG"
+    MODIFIED_FILE = "MODIFIED_FILE"
+    USED_TOOL = "USED_TOOL"
+    RAN_TESTS = "RAN_TESTS"
+    COMPLETED_TASK = "COMPLETED_TASK"
+    PLANNED_NEXT = "PLANNED_NEXT"
+    DISCOVERED = "DISCOVERED"
+    CONFIG_IN_FILE = "CONFIG_IN_FILE"
+    AFFECTS_FILE = "AFFECTS_FILE"
+    CONTINUES = "CONTINUES"
+
+
+# File and Tool nodes are shared by every session of a group; all other entities belong to one session.
+SHARED_LABELS = frozenset({Label.FILE, Label.TOOL})
+
+EPISODE_SOURCE_DESCRIPTION = "graphiti-sessions summary"
+
+_NAMESPACE = uuid.UUID("5d1b6f0e-9a57-4c1e-8f0e-6a7c2f4b9e31")
+_GROUP_ID_RE = re.compile(r"^[A-Za-z0-9_]{1,128}$")
+
+
+class InvalidGroupIdError(ValueError):
+    """Group ids are restricted to [A-Za-z0-9_] (FalkorDB full-text search breaks on others)."""
+
+
+def validate_group_id(group_id: str) -> str:
+    if not _GROUP_ID_RE.fullmatch(group_id):
+        raise InvalidGroupIdError(
+            f"invalid group id {group_id!r}: use 1 to 128 characters of A-Z, a-z, 0-9 and _"
+        )
+    return group_id
+
+
+def group_id_for_project(project_path: str) -> str:
+    """A readable, stable group id for a project folder: its name plus a short hash of the path.
+
+    The hash keeps two projects with the same folder name apart.
+    """
+    clean = project_path.rstrip("/") or "/"
+    name = re.sub(r"[^A-Za-z0-9_]+", "_", PurePosixPath(clean).name).strip("_") or "root"
+    digest = hashlib.sha1(clean.encode("utf-8")).hexdigest()[:8]
+    return f"{name[:48]}_{digest}"
+
+
+def entity_uuid(group_id: str, label: Label, key: str) -> str:
+    """Deterministic uuid of an entity: the same record always gets the same uuid."""
+    return str(uuid.uuid5(_NAMESPACE, f"{group_id}\x1f{label.value}\x1f{key}"))
+
+
+def edge_uuid(group_id: str, relation: Relation, source_uuid: str, target_uuid: str) -> str:
+    return str(uuid.uuid5(_NAMESPACE, f"{group_id}\x1f{relation.value}\x1f{source_uuid}\x1f{target_uuid}"))
+
+
+def episode_uuid(group_id: str, session_id: str) -> str:
+    return str(uuid.uuid5(_NAMESPACE, f"{group_id}\x1fEpisodic\x1f{session_id}"))
+
+
+def mentions_uuid(episode: str, entity: str) -> str:
+    return str(uuid.uuid5(_NAMESPACE, f"MENTIONS\x1f{episode}\x1f{entity}"))

@@ -1,0 +1,13 @@
+"""Session summaries: the EnhancedSessionSummary schema and the extractors that fill it."""
+
+from .model import ConfigChange, DecisionRecord, EnhancedSessionSummary, ErrorResolution, TestSummary
+from .offline import extract_summary
+
+__all__ = [
+    "ConfigChange",
+    "DecisionRecord",
+    "EnhancedSessionSummary",
+    "ErrorResolution",
+    "TestSummary",
+    "extract_summary",
+]
