@@ -37,6 +37,8 @@ public final class Neo4jTestServer {
                 .setConfig(BoltConnector.advertised_address, new SocketAddress("127.0.0.1", port))
                 .setConfig(HttpConnector.enabled, false)
                 .setConfig(GraphDatabaseSettings.auth_enabled, true)
+                // Tests try wrong passwords on purpose: never lock the test user out.
+                .setConfig(GraphDatabaseSettings.auth_max_failed_attempts, 0)
                 .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(128))
                 .setConfig(GraphDatabaseSettings.transaction_timeout, Duration.ofMinutes(5))
                 .build();

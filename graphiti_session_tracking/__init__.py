@@ -1,0 +1,35 @@
+"""graphiti-sessions: coding-agent sessions as a Graphiti knowledge graph.
+
+The public API; the `graphiti-sessions` command is a thin layer over it::
+
+    session = read_transcript(path)                 # problems collected, not raised
+    summary = extract_summary(session)              # offline, no LLM
+    async with open_backend(GraphConfig()) as backend:
+        result = await SessionGraphWriter(backend).ingest(summary)
+"""
+
+from .config import AppConfig, GraphConfig, load_config
+from .graph.backends import Backend, BackendError, open_backend
+from .graph.queries import run_query
+from .graph.writer import SessionGraphWriter, WriteResult
+from .ingest import IngestReport, ingest_paths
+from .summary import EnhancedSessionSummary, extract_summary
+from .transcripts import Session, read_transcript
+
+__all__ = [
+    "AppConfig",
+    "Backend",
+    "BackendError",
+    "EnhancedSessionSummary",
+    "GraphConfig",
+    "IngestReport",
+    "Session",
+    "SessionGraphWriter",
+    "WriteResult",
+    "extract_summary",
+    "ingest_paths",
+    "load_config",
+    "open_backend",
+    "read_transcript",
+    "run_query",
+]

