@@ -52,7 +52,7 @@ def _wipe_neo4j(config: GraphConfig) -> None:
     from neo4j import GraphDatabase
 
     with GraphDatabase.driver(config.uri or "", auth=(config.user or "", config.password or "")) as driver:
-        driver.execute_query("MATCH (n) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS")
+        driver.execute_query("MATCH (n) DETACH DELETE n")
 
 
 @pytest.fixture

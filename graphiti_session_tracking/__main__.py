@@ -1,0 +1,5 @@
+"""`python -m graphiti_session_tracking` runs the command line."""
+
+from .cli import main
+
+main()

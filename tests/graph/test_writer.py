@@ -1,0 +1,145 @@
+"""The first slice on both backends: Session, File, MODIFIED_FILE, the episode and MENTIONS."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conftest import TRANSCRIPTS
+from graphiti_core.driver.driver import GraphDriver
+
+from graphiti_session_tracking.graph.backends import Backend
+from graphiti_session_tracking.graph.mapping import map_summary
+from graphiti_session_tracking.graph.queries import run_query
+from graphiti_session_tracking.graph.schema import entity_uuid, group_id_for_project, Label
+from graphiti_session_tracking.graph.writer import SessionGraphWriter
+from graphiti_session_tracking.summary import extract_summary
+from graphiti_session_tracking.transcripts import read_transcript
+
+PORT = TRANSCRIPTS / "python-to-rust-port.jsonl"
+PORT_FILES = {
+    "Cargo.toml", "Justfile", "src/lib.rs", "src/math_utils.rs", "src/string_utils.rs",
+    "src/list_utils.rs", "src/dict_utils.rs", "src/validation.rs",
+}
+
+
+async def dump(driver: GraphDriver, group_id: str) -> dict[str, Any]:
+    """Every node and edge of a group with all properties: the graph's full state."""
+    nodes, _, _ = await driver.execute_query(
+        "MATCH (n) WHERE n.group_id = $g RETURN n.uuid AS uuid, labels(n) AS labels, properties(n) AS props",
+        g=group_id,
+    )
+    edges, _, _ = await driver.execute_query(
+        "MATCH (a)-[r]->(b) WHERE r.group_id = $g "
+        "RETURN r.uuid AS uuid, type(r) AS type, a.uuid AS src, b.uuid AS dst, properties(r) AS props",
+        g=group_id,
+    )
+    return {
+        "nodes": sorted(
+            ({"uuid": r["uuid"], "labels": sorted(r["labels"]), "props": {k: str(v) for k, v in r["props"].items()}}
+             for r in nodes), key=lambda x: x["uuid"]),
+        "edges": sorted(
+            ({"uuid": r["uuid"], "type": r["type"], "src": r["src"], "dst": r["dst"],
+              "props": {k: str(v) for k, v in r["props"].items()}} for r in edges), key=lambda x: x["uuid"]),
+    }
+
+
+async def test_session_files_and_episode_land_as_the_contract_says(backend: Backend) -> None:
+    summary = extract_summary(read_transcript(PORT))
+    result = await SessionGraphWriter(backend).ingest(summary)
+    group = group_id_for_project("/tmp/tmpqwh7888i")
+    assert result.group_id == group and result.status == "created"
+    driver = await backend.driver_for(group)
+    state = await dump(driver, group)
+
+    labels = [tuple(n["labels"]) for n in state["nodes"]]
+    assert labels.count(("Entity", "Session")) == 1
+    assert labels.count(("Entity", "File")) == len(PORT_FILES)
+    assert labels.count(("Episodic",)) == 1
+    assert len(state["nodes"]) == 2 + len(PORT_FILES)
+
+    files = {n["props"]["path"] for n in state["nodes"] if "File" in n["labels"]}
+    assert files == PORT_FILES
+    session_uuid = entity_uuid(group, Label.SESSION, summary.session_id)
+    relates = [e for e in state["edges"] if e["type"] == "RELATES_TO"]
+    mentions = [e for e in state["edges"] if e["type"] == "MENTIONS"]
+    assert len(relates) == len(PORT_FILES)
+    assert all(e["props"]["name"] == "MODIFIED_FILE" and e["src"] == session_uuid for e in relates)
+    assert all("modified" in e["props"]["fact"] for e in relates)
+    assert len(mentions) == 1 + len(PORT_FILES)  # the episode mentions the session and every file
+
+    episode = next(n for n in state["nodes"] if n["labels"] == ["Episodic"])
+    assert episode["props"]["source"] == "json"
+    assert episode["props"]["source_description"] == "graphiti-sessions summary"
+    assert episode["props"]["name"].startswith("Session c7d3d95c: Port this Python project to Rust")
+
+    session = next(n for n in state["nodes"] if "Session" in n["labels"])
+    assert session["props"]["session_id"] == summary.session_id
+    assert session["props"]["summary_version"] == "1"
+    assert session["props"]["project_path"] == "/tmp/tmpqwh7888i"
+
+
+async def test_uuids_are_deterministic_and_reingest_changes_nothing(backend: Backend) -> None:
+    summary = extract_summary(read_transcript(PORT))
+    writer = SessionGraphWriter(backend)
+    first = await writer.ingest(summary)
+    driver = await backend.driver_for(first.group_id)
+    before = await dump(driver, first.group_id)
+    for _ in range(3):
+        again = await writer.ingest(extract_summary(read_transcript(PORT)))
+        assert again.status == "unchanged" and again.nodes_written == 0
+    assert await dump(driver, first.group_id) == before
+    expected = map_summary(summary, first.group_id)
+    assert {n["uuid"] for n in before["nodes"]} == {
+        expected.episode.uuid, expected.session_node.uuid, *(e.uuid for e in expected.entities)
+    }
+
+
+async def test_changed_summary_replaces_and_keeps_shared_files(backend: Backend) -> None:
+    summary = extract_summary(read_transcript(PORT))
+    writer = SessionGraphWriter(backend)
+    first = await writer.ingest(summary)
+    fewer = summary.model_copy(update={"files_modified": ["Cargo.toml", "src/lib.rs"]})
+    replaced = await writer.ingest(fewer)
+    assert replaced.status == "replaced" and replaced.summary_version == 2
+    driver = await backend.driver_for(first.group_id)
+    state = await dump(driver, first.group_id)
+    relates = [e for e in state["edges"] if e["type"] == "RELATES_TO"]
+    assert len(relates) == 2
+    mentions = [e for e in state["edges"] if e["type"] == "MENTIONS"]
+    assert len(mentions) == 3
+    # File nodes are shared by the group's sessions: kept, only the session's links go.
+    assert sum("File" in n["labels"] for n in state["nodes"]) == len(PORT_FILES)
+
+
+async def test_query_files_covers_every_group_or_one(backend: Backend) -> None:
+    writer = SessionGraphWriter(backend)
+    for transcript in sorted(TRANSCRIPTS.glob("*.jsonl")):
+        await writer.ingest(extract_summary(read_transcript(transcript)))
+    rows = await run_query(backend, "files")
+    hello = group_id_for_project("/tmp/tmp74wiyiny")
+    assert {r["path"] for r in rows} >= PORT_FILES | {"hello.sh", "src/main.py", "test.txt"}
+    assert len({r["group_id"] for r in rows}) == 5
+    assert all(r["sessions"] == 1 and r["last_modified_at"].startswith("2026-01-21T") for r in rows)
+    one = await run_query(backend, "files", group_id=hello)
+    assert one == [{"path": "hello.sh", "group_id": hello, "sessions": 1,
+                    "last_modified_at": "2026-01-21T06:20:44.516000+00:00"}]
+
+
+async def test_graphiti_reads_the_records_with_its_own_models(backend: Backend) -> None:
+    from graphiti_core.edges import EntityEdge
+    from graphiti_core.nodes import EntityNode, EpisodicNode
+
+    summary = extract_summary(read_transcript(PORT))
+    result = await SessionGraphWriter(backend).ingest(summary)
+    driver = await backend.driver_for(result.group_id)
+    expected = map_summary(summary, result.group_id)
+
+    episode = await EpisodicNode.get_by_uuid(driver, expected.episode.uuid)
+    assert episode.content == summary.model_dump_json(exclude_none=True)
+    assert episode.valid_at == summary.ended_at
+    session = await EntityNode.get_by_uuid(driver, expected.session_node.uuid)
+    assert "Session" in session.labels and session.attributes["outcome"] == summary.outcome
+    edge = await EntityEdge.get_by_uuid(driver, expected.edges[0].uuid)
+    assert edge.name == "MODIFIED_FILE" and edge.episodes == [expected.episode.uuid]
+    by_episode = await EntityEdge.get_by_uuids(driver, episode.entity_edges)
+    assert len(by_episode) == len(PORT_FILES)

