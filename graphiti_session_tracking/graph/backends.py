@@ -85,7 +85,7 @@ class Backend:
         if self._embedded is not None:
             await self._embedded.close()
         else:
-            await self.driver.close()
+            await self.driver.close()  # type: ignore[no-untyped-call]
 
 
 _GROUP_RE = re.compile(r"[A-Za-z0-9_]+")

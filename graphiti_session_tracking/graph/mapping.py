@@ -72,9 +72,7 @@ def resolve_group_id(summary: EnhancedSessionSummary, group_id: str | None) -> s
     return group_id_for_project(summary.project_path or "unknown-project")
 
 
-def map_summary(
-    summary: EnhancedSessionSummary, group_id: str, summary_version: int = 1
-) -> SessionGraph:
+def map_summary(summary: EnhancedSessionSummary, group_id: str, summary_version: int = 1) -> SessionGraph:
     """The session's graph records, ready for the writer."""
     when = _aware(summary.ended_at or summary.started_at) or _EPOCH
     ep_uuid = episode_uuid(group_id, summary.session_id)
@@ -119,7 +117,9 @@ def map_summary(
     )
 
     for path in summary.files_modified or []:
-        file_node = _entity(graph, Label.FILE, path, name=path, summary=f"File {path}", attributes={"path": path})
+        file_node = _entity(
+            graph, Label.FILE, path, name=path, summary=f"File {path}", attributes={"path": path}
+        )
         _relate(graph, session_node, Relation.MODIFIED_FILE, file_node, f"Session {sid} modified {path}")
 
     graph.episode.entity_edges = [edge.uuid for edge in graph.edges]
@@ -159,7 +159,9 @@ def _entity(
     return node
 
 
-def _relate(graph: SessionGraph, source: EntityNode, relation: Relation, target: EntityNode, fact: str) -> None:
+def _relate(
+    graph: SessionGraph, source: EntityNode, relation: Relation, target: EntityNode, fact: str
+) -> None:
     uuid = edge_uuid(graph.group_id, relation, source.uuid, target.uuid)
     if any(edge.uuid == uuid for edge in graph.edges):
         return

@@ -1,4 +1,4 @@
-"""The canned Cypher queries (graph/queries/*.cypher), run over one group or every group."""
+"""The canned Cypher queries (graph/cypher/*.cypher), run over one group or every group."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def cypher(name: str) -> str:
     """The text of a canned query, comments included (they say what it answers)."""
     if name not in QUERY_NAMES:
         raise ValueError(f"unknown query {name!r}; known: {', '.join(QUERY_NAMES)}")
-    return resources.files(__package__).joinpath("queries", f"{name}.cypher").read_text(encoding="utf-8")
+    return resources.files(__package__).joinpath("cypher", f"{name}.cypher").read_text(encoding="utf-8")
 
 
 def _plain(value: Any) -> Any:
@@ -37,10 +37,13 @@ async def run_query(
     """Rows of a canned query; without a group id, over every group in the database."""
     text = cypher(name)
     params = {"group_id": group_id, **filters}
-    if backend.graph_per_group:
-        groups = [group_id] if group_id is not None else await backend.list_groups()
+    groups: list[str | None]
+    if group_id is not None:
+        groups = [group_id]
+    elif backend.graph_per_group:
+        groups = list(await backend.list_groups())
     else:
-        groups = [group_id] if group_id is not None else [None]  # one database holds every group
+        groups = [None]  # one Neo4j database holds every group; the query's filter is off
     rows: list[dict[str, Any]] = []
     for group in groups:
         driver = backend.driver if group is None else await backend.driver_for(group)

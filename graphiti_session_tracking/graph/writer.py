@@ -172,11 +172,21 @@ def _params(graph: SessionGraph, kind: str) -> dict[str, Any]:
         "entity_uuids": [n.uuid for n in nodes],
         "edge_uuids": [e.uuid for e in graph.edges],
         "edges": [
-            {"uuid": e.uuid, "source": e.source_node_uuid, "target": e.target_node_uuid, "props": _edge_props(e, kind)}
+            {
+                "uuid": e.uuid,
+                "source": e.source_node_uuid,
+                "target": e.target_node_uuid,
+                "props": _edge_props(e, kind),
+            }
             for e in graph.edges
         ],
         "mentions": [
-            {"uuid": m.uuid, "source": m.source_node_uuid, "target": m.target_node_uuid, "props": _mention_props(m, kind)}
+            {
+                "uuid": m.uuid,
+                "source": m.source_node_uuid,
+                "target": m.target_node_uuid,
+                "props": _mention_props(m, kind),
+            }
             for m in graph.mentions
         ],
     }

@@ -70,7 +70,11 @@ def _lines(source: Path, start_offset: int, session: Session) -> Iterator[tuple[
                     json.loads(raw)
                 except ValueError:
                     session.problems.append(
-                        Problem(str(source), line_no, "truncated last line (incomplete write?); left for the next read")
+                        Problem(
+                            str(source),
+                            line_no,
+                            "truncated last line (incomplete write?); left for the next read",
+                        )
                     )
                     return
             yield line_no, offset, raw
@@ -83,7 +87,9 @@ def _decode(raw: bytes, source: str, line_no: int, session: Session) -> dict[str
     try:
         text = stripped.decode("utf-8")
     except UnicodeDecodeError as exc:
-        session.problems.append(Problem(source, line_no, f"invalid UTF-8 at byte {exc.start}; bad bytes replaced"))
+        session.problems.append(
+            Problem(source, line_no, f"invalid UTF-8 at byte {exc.start}; bad bytes replaced")
+        )
         text = stripped.decode("utf-8", errors="replace")
     try:
         record = json.loads(text)
@@ -91,7 +97,9 @@ def _decode(raw: bytes, source: str, line_no: int, session: Session) -> dict[str
         session.problems.append(Problem(source, line_no, f"invalid JSON: {exc.msg} (column {exc.colno})"))
         return None
     if not isinstance(record, dict):
-        session.problems.append(Problem(source, line_no, f"expected a JSON object, got {type(record).__name__}"))
+        session.problems.append(
+            Problem(source, line_no, f"expected a JSON object, got {type(record).__name__}")
+        )
         return None
     return record
 
@@ -292,4 +300,6 @@ class _SessionBuilder:
 def _is_harness_text(text: str) -> bool:
     """Text Claude Code or its hooks inject into the user role, not typed by a person."""
     head = text.lstrip()[:200]
-    return head.startswith(("<command-", "<local-command-", "Stop hook feedback:", "Caveat: ", "[Request interrupted"))
+    return head.startswith(
+        ("<command-", "<local-command-", "Stop hook feedback:", "Caveat: ", "[Request interrupted")
+    )

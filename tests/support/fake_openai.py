@@ -62,7 +62,9 @@ class FakeOpenAI:
 
     def fail(self, status: int, times: int = 1) -> None:
         for _ in range(times):
-            self.reply(json.dumps({"error": {"message": f"scripted {status}", "type": "fake"}}), status=status)
+            self.reply(
+                json.dumps({"error": {"message": f"scripted {status}", "type": "fake"}}), status=status
+            )
 
     def calls(self, path_suffix: str) -> list[RecordedRequest]:
         return [r for r in self.requests if r.path.endswith(path_suffix)]
@@ -100,8 +102,12 @@ class FakeOpenAI:
                 for i, t in enumerate(texts)
             ]
             return 200, json.dumps(
-                {"object": "list", "data": data, "model": body.get("model", "fake"),
-                 "usage": {"prompt_tokens": len(texts), "total_tokens": len(texts)}}
+                {
+                    "object": "list",
+                    "data": data,
+                    "model": body.get("model", "fake"),
+                    "usage": {"prompt_tokens": len(texts), "total_tokens": len(texts)},
+                }
             )
         reply = self._next_reply()
         if reply.delay_s:
@@ -174,7 +180,9 @@ class FakeOpenAI:
                 except ValueError:
                     body = {"_unparsed": raw.decode("utf-8", "replace")}
                 with fake._lock:
-                    fake.requests.append(RecordedRequest(self.path, body, dict(self.headers)))
+                    fake.requests.append(
+                        RecordedRequest(self.path, body, {k.lower(): v for k, v in self.headers.items()})
+                    )
                 status, payload = fake._answer(self.path, body)
                 data = payload.encode("utf-8")
                 self.send_response(status)
