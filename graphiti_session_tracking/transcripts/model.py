@@ -103,6 +103,7 @@ class Session:
     record_counts: dict[str, int] = field(default_factory=dict)
     usage: TokenUsage = field(default_factory=TokenUsage)
     problems: list[Problem] = field(default_factory=list)
+    subagent_files: list[str] = field(default_factory=list)
     start_offset: int = 0
     end_offset: int = 0
     lines_read: int = 0

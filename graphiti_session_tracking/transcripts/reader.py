@@ -19,31 +19,58 @@ from .model import Message, Problem, Session, TokenUsage, ToolCall, ToolResult
 _BOOKKEEPING_TYPES = frozenset(
     {"queue-operation", "file-history-snapshot", "progress", "attachment", "system"}
 )
-_FILE_TOOLS_RESULT_TEXT_LIMIT = 20_000
+# Tool results and tool inputs (a Write's whole file) are kept up to this many characters each, so a
+# session's memory is bounded by its number of calls, not by the size of the files it touched.
+TEXT_LIMIT = 20_000
 
 
 class TranscriptNotFoundError(FileNotFoundError):
     """The transcript path does not exist or is not a file."""
 
 
-def read_transcript(path: str | Path, start_offset: int = 0) -> Session:
-    """Parse one transcript (from `start_offset`); problems are collected on the Session, not raised."""
+def read_transcript(path: str | Path, start_offset: int = 0, include_subagents: bool = True) -> Session:
+    """Parse one transcript (from `start_offset`); problems are collected on the Session, not raised.
+
+    Sub-agent transcripts that newer Claude Code versions write beside the session
+    (`<session id>/subagents/agent-*.jsonl`) are read too, their messages marked as sidechain.
+    """
     source = Path(path)
     if not source.is_file():
         raise TranscriptNotFoundError(f"transcript not found: {source}")
     session = Session(session_id=source.stem, source_file=str(source), start_offset=start_offset)
     builder = _SessionBuilder(session)
-    for line_no, offset_after, raw in _lines(source, start_offset, session):
-        record = _decode(raw, str(source), line_no, session)
-        if record is not None:
-            builder.add(record, line_no)
-        session.end_offset = offset_after
-        session.lines_read += 1
+    _read_into(builder, source, start_offset, count_offsets=True)
+    if include_subagents:
+        for agent_file in subagent_transcripts(source):
+            builder.sidechain_file = str(agent_file)
+            _read_into(builder, agent_file, 0, count_offsets=False)
+            session.subagent_files.append(str(agent_file))
+        builder.sidechain_file = None
     builder.finish()
     return session
 
 
-def _lines(source: Path, start_offset: int, session: Session) -> Iterator[tuple[int, int, bytes]]:
+def subagent_transcripts(source: Path) -> list[Path]:
+    """The sub-agent transcripts that belong to the session transcript `source`."""
+    folder = source.with_suffix("") / "subagents"
+    return sorted(p for p in folder.glob("*.jsonl") if p.is_file()) if folder.is_dir() else []
+
+
+def _read_into(builder: _SessionBuilder, source: Path, start_offset: int, count_offsets: bool) -> None:
+    session = builder.session
+    name = str(source)
+    for line_no, offset_after, raw in _lines(source, start_offset, session, track_offset=count_offsets):
+        record = _decode(raw, name, line_no, session)
+        if record is not None:
+            builder.add(record, line_no)
+        if count_offsets:
+            session.end_offset = offset_after
+            session.lines_read += 1
+
+
+def _lines(
+    source: Path, start_offset: int, session: Session, track_offset: bool = True
+) -> Iterator[tuple[int, int, bytes]]:
     """Yield (line number, byte offset after the line, raw bytes) for complete lines.
 
     Line numbers count from the start of the file even when reading resumes at an offset, so a
@@ -61,7 +88,8 @@ def _lines(source: Path, start_offset: int, session: Session) -> Iterator[tuple[
                 line_no += chunk.count(b"\n")
                 remaining -= len(chunk)
         offset = handle.tell()
-        session.end_offset = offset
+        if track_offset:
+            session.end_offset = offset
         for raw in handle:
             line_no += 1
             offset += len(raw)
@@ -146,6 +174,17 @@ class _SessionBuilder:
         self.by_message_id: dict[str, Message] = {}
         self.calls: dict[str, ToolCall] = {}
         self.pending_results: dict[str, ToolResult] = {}
+        self.sidechain_file: str | None = None  # set while reading a sub-agent transcript
+
+    @property
+    def source(self) -> str:
+        return self.sidechain_file or self.session.source_file
+
+    def _problem(self, line_no: int, message: str) -> None:
+        self.session.problems.append(Problem(self.source, line_no, message))
+
+    def _sidechain(self, record: dict[str, Any]) -> bool:
+        return self.sidechain_file is not None or record.get("isSidechain") is True
 
     def add(self, record: dict[str, Any], line_no: int) -> None:
         session = self.session
@@ -162,9 +201,7 @@ class _SessionBuilder:
             return
         message = record.get("message")
         if not isinstance(message, dict):
-            session.problems.append(
-                Problem(session.source_file, line_no, f"{kind} record without a message object; skipped")
-            )
+            self._problem(line_no, f"{kind} record without a message object; skipped")
             return
         if kind == "assistant":
             self._assistant(record, message, line_no)
@@ -200,7 +237,7 @@ class _SessionBuilder:
                 text="",
                 timestamp=_timestamp(record.get("timestamp")),
                 line=line_no,
-                is_sidechain=bool(record.get("isSidechain")),
+                is_sidechain=self._sidechain(record),
                 message_id=message_id,
             )
             session.messages.append(merged)
@@ -228,9 +265,7 @@ class _SessionBuilder:
         call_id = block.get("id")
         name = block.get("name")
         if not isinstance(call_id, str) or not isinstance(name, str):
-            self.session.problems.append(
-                Problem(self.session.source_file, line_no, "tool_use block without id or name; skipped")
-            )
+            self._problem(line_no, "tool_use block without id or name; skipped")
             return
         if call_id in self.calls:
             return
@@ -238,7 +273,7 @@ class _SessionBuilder:
         call = ToolCall(
             id=call_id,
             name=name,
-            input=tool_input if isinstance(tool_input, dict) else {},
+            input=_bounded(tool_input) if isinstance(tool_input, dict) else {},
             timestamp=message.timestamp,
             line=line_no,
             is_sidechain=message.is_sidechain,
@@ -263,7 +298,7 @@ class _SessionBuilder:
                     texts.append(block["text"])
                 elif block.get("type") == "tool_result" and isinstance(block.get("tool_use_id"), str):
                     result = ToolResult(
-                        text=_block_text(block.get("content"))[:_FILE_TOOLS_RESULT_TEXT_LIMIT],
+                        text=_block_text(block.get("content"))[:TEXT_LIMIT],
                         is_error=bool(block.get("is_error")),
                         timestamp=_timestamp(record.get("timestamp")),
                         structured=structured if isinstance(structured, dict) else None,
@@ -275,9 +310,7 @@ class _SessionBuilder:
                         self.pending_results[block["tool_use_id"]] = result
                     result_ids.append(block["tool_use_id"])
         else:
-            self.session.problems.append(
-                Problem(self.session.source_file, line_no, "user message content is neither text nor a list")
-            )
+            self._problem(line_no, "user message content is neither text nor a list")
         self.session.messages.append(
             Message(
                 uuid=str(record.get("uuid") or f"line-{line_no}"),
@@ -285,7 +318,7 @@ class _SessionBuilder:
                 text="\n".join(texts),
                 timestamp=_timestamp(record.get("timestamp")),
                 line=line_no,
-                is_sidechain=bool(record.get("isSidechain")),
+                is_sidechain=self._sidechain(record),
                 is_meta=bool(record.get("isMeta")) or _is_harness_text("\n".join(texts)),
                 tool_results=result_ids,
             )
@@ -295,6 +328,19 @@ class _SessionBuilder:
         for message in self.session.messages:
             if message.usage is not None:
                 self.session.usage.add(message.usage)
+
+
+def _bounded(value: Any) -> Any:
+    """A copy of a tool input with every long string cut to TEXT_LIMIT characters."""
+    if isinstance(value, str):
+        return (
+            value if len(value) <= TEXT_LIMIT else value[:TEXT_LIMIT] + f"…[{len(value) - TEXT_LIMIT} more]"
+        )
+    if isinstance(value, dict):
+        return {k: _bounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_bounded(v) for v in value]
+    return value
 
 
 def _is_harness_text(text: str) -> bool:

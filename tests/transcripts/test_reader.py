@@ -93,3 +93,178 @@ def test_empty_file_and_missing_file(tmp_path: Path) -> None:
     assert session.messages == [] and session.problems == [] and session.end_offset == 0
     with pytest.raises(TranscriptNotFoundError, match="transcript not found"):
         read_transcript(tmp_path / "missing.jsonl")
+
+
+def _line(**record: object) -> str:
+    return json.dumps(record) + "\n"
+
+
+def _user(uuid: str, content: object, ts: str, **extra: object) -> str:
+    return _line(
+        type="user",
+        uuid=uuid,
+        sessionId="s1",
+        cwd="/p",
+        timestamp=ts,
+        message={"role": "user", "content": content},
+        **extra,
+    )
+
+
+def _assistant(uuid: str, mid: str, content: list[object], ts: str, **extra: object) -> str:
+    return _line(
+        type="assistant",
+        uuid=uuid,
+        sessionId="s1",
+        cwd="/p",
+        timestamp=ts,
+        message={
+            "id": mid,
+            "role": "assistant",
+            "content": content,
+            "usage": {"input_tokens": 10, "output_tokens": 5},
+        },
+        **extra,
+    )
+
+
+def test_sidechains_summaries_unknown_types_and_error_results(tmp_path: Path) -> None:
+    path = tmp_path / "s1.jsonl"
+    path.write_text(
+        _line(type="summary", summary="Earlier: set up the repo", leafUuid="x")
+        + _user("u1", "Fix the failing build", "2026-01-01T10:00:00Z", gitBranch="main", version="2.1.0")
+        + _assistant(
+            "a1",
+            "m1",
+            [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make"}}],
+            "2026-01-01T10:00:05Z",
+        )
+        + _user(
+            "u2",
+            [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "t1",
+                    "is_error": True,
+                    "content": [{"type": "text", "text": "make: *** Error 2"}],
+                }
+            ],
+            "2026-01-01T10:00:06Z",
+        )
+        + _assistant(
+            "a2", "m2", [{"type": "text", "text": "Looking around"}], "2026-01-01T10:00:07Z", isSidechain=True
+        )
+        + _line(type="hologram-v9", payload={"future": True})
+        + _line(type="file-history-snapshot", snapshot={})
+        + _user("u3", "Stop hook feedback: keep going", "2026-01-01T10:01:00Z")
+        + _user("u4", 42, "2026-01-01T10:02:00Z")
+        + _assistant(
+            "a3",
+            "m3",
+            [{"type": "tool_use", "id": "t2", "name": "Read", "input": "not a dict"}],
+            "not a timestamp",
+        )
+    )
+    session = read_transcript(path)
+    assert session.summaries == ["Earlier: set up the repo"]
+    assert session.git_branch == "main" and session.version == "2.1.0"
+    assert session.record_counts["hologram-v9"] == 1 and session.record_counts["file-history-snapshot"] == 1
+    bash = session.tool_calls[0]
+    assert bash.result is not None and bash.result.is_error and not bash.succeeded
+    assert bash.result.text == "make: *** Error 2"
+    sidechain = [m for m in session.messages if m.is_sidechain]
+    assert [m.text for m in sidechain] == ["Looking around"]
+    assert [m.text for m in session.messages if m.is_human] == ["Fix the failing build"]
+    assert [str(p) for p in session.problems] == [
+        f"{path}:9: user message content is neither text nor a list"
+    ]
+    assert session.tool_calls[1].input == {}
+    assert session.usage.input_tokens == 30
+    assert session.ended_at is not None and session.ended_at.isoformat() == "2026-01-01T10:02:00+00:00"
+
+
+def test_subagent_transcripts_are_attached_as_sidechain(tmp_path: Path) -> None:
+    main = tmp_path / "s1.jsonl"
+    main.write_text(_user("u1", "Port it", "2026-01-01T10:00:00Z"))
+    agents = tmp_path / "s1" / "subagents"
+    agents.mkdir(parents=True)
+    (agents / "agent-1.jsonl").write_text(
+        _assistant(
+            "a1",
+            "m9",
+            [
+                {
+                    "type": "tool_use",
+                    "id": "t9",
+                    "name": "Write",
+                    "input": {"file_path": "/p/x.py", "content": "x"},
+                }
+            ],
+            "2026-01-01T10:00:03Z",
+        )
+        + _user("u9", [{"type": "tool_result", "tool_use_id": "t9", "content": "ok"}], "2026-01-01T10:00:04Z")
+        + "{broken\n"
+    )
+    session = read_transcript(main)
+    assert session.subagent_files == [str(agents / "agent-1.jsonl")]
+    (call,) = session.tool_calls
+    assert call.is_sidechain and call.succeeded
+    assert [str(p) for p in session.problems] == [
+        f"{agents / 'agent-1.jsonl'}:3: invalid JSON: Expecting property name enclosed in double quotes (column 2)"
+    ]
+    assert session.end_offset == main.stat().st_size  # offsets belong to the main transcript
+    assert read_transcript(main, include_subagents=False).tool_calls == []
+
+
+def test_huge_transcript_is_read_with_bounded_memory(tmp_path: Path) -> None:
+    """Reading 10x more data must not take 10x more memory: long texts are cut, lines streamed."""
+    import subprocess
+    import sys
+
+    def write(path: Path, calls: int) -> None:
+        blob = "x" * 500_000
+        with path.open("w") as handle:
+            handle.write(_user("u0", "Generate files", "2026-01-01T10:00:00Z"))
+            for i in range(calls):
+                handle.write(
+                    _assistant(
+                        f"a{i}",
+                        f"m{i}",
+                        [
+                            {
+                                "type": "tool_use",
+                                "id": f"t{i}",
+                                "name": "Write",
+                                "input": {"file_path": f"/p/f{i}.txt", "content": blob},
+                            }
+                        ],
+                        "2026-01-01T10:00:01Z",
+                    )
+                )
+                handle.write(
+                    _user(
+                        f"r{i}",
+                        [{"type": "tool_result", "tool_use_id": f"t{i}", "content": blob}],
+                        "2026-01-01T10:00:02Z",
+                    )
+                )
+
+    def peak_mb(path: Path) -> float:
+        code = (
+            "import resource, sys\n"
+            "from graphiti_session_tracking.transcripts import read_transcript\n"
+            "s = read_transcript(sys.argv[1])\n"
+            "assert len(s.tool_calls) > 0 and not s.problems\n"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)\n"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True
+        )
+        return float(out.stdout)
+
+    small, large = tmp_path / "small.jsonl", tmp_path / "large.jsonl"
+    write(small, 20)  # ~20 MB
+    write(large, 300)  # ~300 MB
+    assert large.stat().st_size > 290_000_000
+    small_mb, large_mb = peak_mb(small), peak_mb(large)
+    assert large_mb < small_mb * 1.6, (small_mb, large_mb)
