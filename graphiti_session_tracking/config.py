@@ -72,6 +72,15 @@ class EmbedderConfig(_Strict):
     dimensions: int = Field(default=1024, gt=0, description="Embedding size.")
 
 
+class SummarizationConfig(_Strict):
+    """How sessions are understood and summarized."""
+
+    tool_classification_cache: Path = Field(
+        default=Path("~/.graphiti/tool_classification_cache.json"),
+        description="Where tool classifications (heuristic and LLM) are cached between runs.",
+    )
+
+
 class AppConfig(_Strict):
     """The whole graphiti-sessions configuration file."""
 
@@ -80,6 +89,7 @@ class AppConfig(_Strict):
     graph: GraphConfig = Field(default_factory=GraphConfig)
     llm: LLMConfig = Field(default_factory=LLMConfig)
     embedder: EmbedderConfig = Field(default_factory=EmbedderConfig)
+    summarization: SummarizationConfig = Field(default_factory=SummarizationConfig)
     group_id: str | None = Field(
         default=None,
         pattern=r"^[A-Za-z0-9_]+$",
