@@ -77,7 +77,7 @@ class SummarizationConfig(_Strict):
 
     tool_classification_cache: Path = Field(
         default=Path("~/.graphiti/tool_classification_cache.json"),
-        description="Where tool classifications (heuristic and LLM) are cached between runs.",
+        description="Where the LLM's tool classifications are cached between runs (heuristics need no cache).",
     )
 
 
