@@ -25,6 +25,9 @@ from .graph.backends import BackendError, open_backend
 from .graph.queries import run_query
 from .graph.schema import InvalidGroupIdError, validate_group_id
 from .ingest import DEFAULT_TRANSCRIPTS_DIR, discover_sources, ingest_paths
+from .llm import make_llm_client
+from .tools import UnifiedToolClassifier
+from .transcripts import TranscriptNotFoundError, read_transcript
 
 os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
 
@@ -109,6 +112,25 @@ def _raise_exit(signum: int, frame: Any) -> None:
     raise SystemExit(128 + signum)
 
 
+def _llm_option[F: Callable[..., Any]](func: F) -> F:
+    return click.option(
+        "--llm/--no-llm",
+        "use_llm",
+        default=None,
+        help="Use the configured LLM for what offline rules cannot place (default: the config's llm.enabled).",
+    )(func)
+
+
+def _classifier(config: AppConfig, use_llm: bool | None) -> UnifiedToolClassifier:
+    """The tool classifier with the configured LLM (or none) and the persistent cache."""
+    llm_config = config.llm if use_llm is None else config.llm.model_copy(update={"enabled": use_llm})
+    try:
+        llm = make_llm_client(llm_config)
+    except ConfigError as exc:
+        raise UsageFailure(str(exc)) from exc
+    return UnifiedToolClassifier(llm, config.summarization.tool_classification_cache.expanduser())
+
+
 def _group_option[F: Callable[..., Any]](func: F) -> F:
     return click.option(
         "--group-id",
@@ -143,9 +165,17 @@ def main() -> None:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @_group_option
 @click.option("--dry-run", is_flag=True, help="Read and summarize, write nothing.")
+@_llm_option
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @backend_options
-def ingest(paths: tuple[Path, ...], group_id: str | None, dry_run: bool, as_json: bool, **opts: Any) -> None:
+def ingest(
+    paths: tuple[Path, ...],
+    group_id: str | None,
+    dry_run: bool,
+    use_llm: bool | None,
+    as_json: bool,
+    **opts: Any,
+) -> None:
     """Ingest transcripts (.jsonl), folders of them, or summary .json files.
 
     Without PATHS, reads ~/.claude/projects. Sources already ingested and unchanged are skipped.
@@ -154,7 +184,8 @@ def ingest(paths: tuple[Path, ...], group_id: str | None, dry_run: bool, as_json
     Example:
       graphiti-sessions ingest ~/.claude/projects/-home-me-myapp --backend neo4j --uri bolt://localhost:7687
     """
-    _, graph_config = _graph_config(opts)
+    config, graph_config = _graph_config(opts)
+    classifier = _classifier(config, use_llm)
     roots = list(paths) or [DEFAULT_TRANSCRIPTS_DIR]
     try:
         sources = discover_sources(roots)
@@ -164,10 +195,14 @@ def ingest(paths: tuple[Path, ...], group_id: str | None, dry_run: bool, as_json
     async def go() -> dict[str, Any]:
         with _progress(len(sources), "ingesting") as advance:
             if dry_run:
-                report = await ingest_paths(None, sources, group_id=group_id, on_progress=advance)
+                report = await ingest_paths(
+                    None, sources, group_id=group_id, classifier=classifier, on_progress=advance
+                )
             else:
                 async with open_backend(graph_config) as backend:
-                    report = await ingest_paths(backend, sources, group_id=group_id, on_progress=advance)
+                    report = await ingest_paths(
+                        backend, sources, group_id=group_id, classifier=classifier, on_progress=advance
+                    )
         return report.to_dict()
 
     report = _run(go())
@@ -259,6 +294,69 @@ _query_command(
       graphiti-sessions query files --group-id myapp_1a2b3c4d
     """,
 )
+
+
+@main.command(name="classify-tools")
+@click.argument("transcript", type=click.Path(path_type=Path))
+@_llm_option
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per tool call.")
+@click.option("--config", "config_path", type=click.Path(path_type=Path), default=None, help="Config file.")
+def classify_tools(transcript: Path, use_llm: bool | None, as_json: bool, config_path: Path | None) -> None:
+    """Show how each tool call of a transcript is classified, where that came from, and cache statistics.
+
+    Sources: `heuristic` (built-in rules, no LLM), `cache` (an earlier LLM answer), `llm` (asked now,
+    in one batched call per session).
+
+    \b
+    Example:
+      graphiti-sessions classify-tools ~/.claude/projects/-home-me-myapp/3f1c2a9b.jsonl --json
+    """
+    try:
+        config = load_config(config_path)
+        session = read_transcript(transcript)
+    except ConfigError as exc:
+        raise UsageFailure(str(exc)) from exc
+    except TranscriptNotFoundError as exc:
+        raise UsageFailure(str(exc)) from exc
+    classifier = _classifier(config, use_llm)
+    results = _run(classifier.classify_session(session.tool_calls))
+    for problem in [*(str(p) for p in session.problems), *classifier.problems]:
+        err_console.print(f"[yellow]warning[/]: {problem}", highlight=False)
+    rows = [
+        {
+            "tool_name": call.name,
+            "intent": result.intent.value,
+            "domain": result.domain.value,
+            "confidence": result.confidence,
+            "activity_signals": dict(result.activity_signals),
+            "source": result.source,
+            "line": call.line,
+            "reasoning": result.reasoning,
+        }
+        for call, result in zip(session.tool_calls, results, strict=True)
+    ]
+    stats = classifier.stats.as_dict()
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        click.echo(f"cache statistics: {json.dumps(stats)}", err=True)
+        return
+    console = Console()
+    table = Table(title=f"{len(rows)} tool calls in {transcript.name}")
+    for column in ("line", "tool", "intent", "domain", "confidence", "source", "signals"):
+        table.add_column(column)
+    for call, result in zip(session.tool_calls, results, strict=True):
+        signals = ", ".join(f"{k} {v:.2f}" for k, v in result.activity_signals.items() if v)
+        table.add_row(
+            str(call.line),
+            call.name,
+            result.intent.value,
+            result.domain.value,
+            f"{result.confidence:.2f}",
+            result.source,
+            signals,
+        )
+    console.print(table)
+    console.print("cache statistics: " + ", ".join(f"{k} {v}" for k, v in stats.items()), highlight=False)
 
 
 @main.group()

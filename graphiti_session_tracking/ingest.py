@@ -17,7 +17,8 @@ from pydantic import ValidationError
 from .graph.backends import Backend
 from .graph.mapping import resolve_group_id
 from .graph.writer import SessionGraphWriter
-from .summary import EnhancedSessionSummary, extract_summary
+from .summary import EnhancedSessionSummary, summarize_session
+from .tools import UnifiedToolClassifier
 from .transcripts import read_transcript
 
 DEFAULT_TRANSCRIPTS_DIR = Path.home() / ".claude" / "projects"
@@ -58,7 +59,9 @@ def discover_sources(paths: Iterable[Path]) -> list[Path]:
     return list(found)
 
 
-def load_source(path: Path) -> tuple[EnhancedSessionSummary, list[str]]:
+async def load_source(
+    path: Path, classifier: UnifiedToolClassifier | None = None
+) -> tuple[EnhancedSessionSummary, list[str]]:
     """A summary from a transcript (.jsonl) or a summary JSON file (.json), with the problems seen."""
     if path.suffix == ".json":
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -77,7 +80,8 @@ def load_source(path: Path) -> tuple[EnhancedSessionSummary, list[str]]:
     if not session.messages:
         detail = f" ({session.problems[0]})" if session.problems else ""
         raise SourceError(f"{path}: no conversation in transcript{detail}")
-    return extract_summary(session), [str(p) for p in session.problems]
+    summary = await summarize_session(session, classifier)
+    return summary, [str(p) for p in session.problems]
 
 
 async def ingest_paths(
@@ -85,6 +89,7 @@ async def ingest_paths(
     sources: list[Path],
     *,
     group_id: str | None = None,
+    classifier: UnifiedToolClassifier | None = None,
     on_progress: Callable[[Path], None] | None = None,
 ) -> IngestReport:
     """Summarize and write each source; with `backend=None`, a dry run that writes nothing."""
@@ -93,7 +98,7 @@ async def ingest_paths(
     for source in sources:
         report.sources_seen += 1
         try:
-            summary, problems = load_source(source)
+            summary, problems = await load_source(source, classifier)
             report.problems.extend(problems)
             if writer is None:
                 report.sessions.append(
@@ -119,4 +124,7 @@ async def ingest_paths(
         report.nodes_written += result.nodes_written
         report.edges_written += result.edges_written
         report.sessions.append({"source": str(source), **asdict(result)})
+    if classifier is not None:
+        report.llm_calls = classifier.stats.llm_calls
+        report.problems.extend(classifier.problems)
     return report

@@ -125,3 +125,77 @@ def test_dry_run_writes_nothing(falkordb_config: GraphConfig) -> None:
 def test_every_command_has_help_with_an_example(command: list[str]) -> None:
     result = cli(*command, "--help")
     assert result.returncode == 0 and "Example" in result.stdout
+
+
+def test_classify_tools_json_on_a_real_transcript() -> None:
+    result = cli("classify-tools", str(TRANSCRIPTS / "coverage-test-fix.jsonl"), "--json", "--no-llm")
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(result.stdout)
+    assert [r["tool_name"] for r in rows].count("Edit") == 3 and len(rows) == 13
+    assert all(r["source"] == "heuristic" and r["confidence"] >= 0.5 for r in rows)
+    edit = next(r for r in rows if r["tool_name"] == "Edit")
+    assert edit["intent"] == "modify" and set(edit) >= {"domain", "activity_signals"}
+    assert '"heuristic_hits": 13' in result.stderr and '"llm_calls": 0' in result.stderr
+
+
+def test_classify_tools_asks_the_llm_once_then_uses_the_cache(tmp_path: Path) -> None:
+    from fake_openai import FakeOpenAI
+
+    transcript = tmp_path / "mcp.jsonl"
+    calls = [
+        {"type": "tool_use", "id": f"t{i}", "name": "mcp__zorblax__frobnicate_widget", "input": {"n": i}}
+        for i in range(2)
+    ]
+    transcript.write_text(
+        json.dumps(
+            {
+                "type": "user",
+                "uuid": "u",
+                "sessionId": "s",
+                "cwd": "/p",
+                "message": {"role": "user", "content": "go"},
+            }
+        )
+        + "\n"
+        + json.dumps(
+            {
+                "type": "assistant",
+                "uuid": "a",
+                "sessionId": "s",
+                "cwd": "/p",
+                "message": {"id": "m", "role": "assistant", "content": calls},
+            }
+        )
+        + "\n"
+    )
+    with FakeOpenAI() as fake:
+        config = tmp_path / "graphiti.config.json"
+        config.write_text(
+            json.dumps(
+                {
+                    "llm": {"enabled": True, "base_url": fake.base_url, "model": "m"},
+                    "summarization": {"tool_classification_cache": str(tmp_path / "cache.json")},
+                }
+            )
+        )
+        answer = {
+            "intent": "transform",
+            "domain": "code",
+            "confidence": 0.8,
+            "reasoning": "frobnicates",
+            "activity_signals": {"building": 0.5},
+        }
+        fake.reply_json({"classifications": [{"id": 0, **answer}, {"id": 1, **answer}]})
+        first = cli("classify-tools", str(transcript), "--json", "--config", str(config))
+        assert first.returncode == 0, first.stderr
+        assert {r["source"] for r in json.loads(first.stdout)} == {"llm"}
+        assert len(fake.calls("/chat/completions")) == 1
+        second = cli("classify-tools", str(transcript), "--json", "--config", str(config))
+        assert {r["source"] for r in json.loads(second.stdout)} == {"cache"}
+        assert len(fake.calls("/chat/completions")) == 1
+        assert json.loads((tmp_path / "cache.json").read_text())["version"]
+
+
+def test_classify_tools_missing_transcript_exit_2(tmp_path: Path) -> None:
+    result = cli("classify-tools", str(tmp_path / "nope.jsonl"))
+    assert result.returncode == 2 and "transcript not found" in result.stderr

@@ -82,6 +82,8 @@ def map_summary(summary: EnhancedSessionSummary, group_id: str, summary_version:
         "session_id": summary.session_id,
         "outcome": summary.outcome,
         "objective": summary.objective,
+        "primary_activity": summary.activity_vector.primary_activity,
+        **{f"activity_{dim}": value for dim, value in summary.activity_vector.to_dict().items()},
         "message_count": summary.message_count,
         "duration_minutes": summary.duration_minutes,
         "started_at": _iso(summary.started_at),

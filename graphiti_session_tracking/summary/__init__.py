@@ -2,6 +2,7 @@
 
 from .model import ConfigChange, DecisionRecord, EnhancedSessionSummary, ErrorResolution, TestSummary
 from .offline import extract_summary
+from .summarize import summarize_session
 
 __all__ = [
     "ConfigChange",
@@ -10,4 +11,5 @@ __all__ = [
     "ErrorResolution",
     "TestSummary",
     "extract_summary",
+    "summarize_session",
 ]

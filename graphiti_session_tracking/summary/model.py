@@ -11,6 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, model_validator
 
+from graphiti_session_tracking.activity import ActivityVector
+
 Outcome = Literal["completed", "blocked", "in_progress", "abandoned"]
 
 
@@ -72,6 +74,7 @@ class EnhancedSessionSummary(_Record):
     session_file: str | None = None
 
     # Always present.
+    activity_vector: ActivityVector = Field(default_factory=ActivityVector)
     objective: str
     outcome: Outcome
 
@@ -89,8 +92,86 @@ class EnhancedSessionSummary(_Record):
     message_count: NonNegativeInt | None = None
     duration_minutes: NonNegativeInt | None = None
 
+    def to_markdown(self) -> str:
+        """The summary as Markdown, in the layout of the spec's Appendix A."""
+        lines = [
+            "# Session Summary",
+            "",
+            f"**Activity Profile**: {self.activity_vector.activity_profile}",
+            f"**Outcome**: {self.outcome}",
+            "",
+            "## Objective",
+            self.objective,
+            "",
+        ]
+
+        def section(title: str, body: list[str]) -> None:
+            if body:
+                lines.extend([f"## {title}", "", *body, ""])
+
+        section("Completed", [f"- {t}" for t in self.completed_tasks or []])
+        section("Discoveries", [f"- {d}" for d in self.discoveries or []])
+        errors: list[str] = []
+        for err in self.errors_resolved or []:
+            errors += [f"### {_cut(err.error, 60)}"]
+            errors += [
+                f"- **{k}**: {v}"
+                for k, v in (
+                    ("Root cause", err.root_cause),
+                    ("Fix", err.fix),
+                    ("Verification", err.verification),
+                )
+                if v
+            ]
+            errors.append("")
+        section("Errors Resolved", errors[:-1])
+        section("Root Cause Analysis", [self.root_cause_analysis] if self.root_cause_analysis else [])
+        if self.config_changes:
+            rows = ["| File | Setting | Change | Reason |", "|------|---------|--------|--------|"]
+            for cfg in self.config_changes:
+                old = f"`{_cell(cfg.old_value)}`" if cfg.old_value is not None else "(none)"
+                rows.append(
+                    f"| `{_cell(cfg.file)}` | `{_cell(cfg.setting)}` | {old} → `{_cell(cfg.new_value)}` "
+                    f"| {_cell(cfg.reason)} |"
+                )
+            section("Configuration Changes", rows)
+        decisions: list[str] = []
+        for dec in self.key_decisions or []:
+            decisions.append(
+                f"- **{dec.decision}**: {dec.rationale}" if dec.rationale else f"- **{dec.decision}**"
+            )
+            if dec.alternatives:
+                decisions.append(f"  - Alternatives considered: {', '.join(dec.alternatives)}")
+        section("Key Decisions", decisions)
+        if self.test_results:
+            tr = self.test_results
+            tests = [f"- **Framework**: {tr.framework}", f"- **Results**: {tr.passed}/{tr.total} passed"]
+            if tr.failed:
+                failed = f": {', '.join(tr.failed_tests)}" if tr.failed_tests else ""
+                tests.append(f"- **Failed**: {tr.failed}{failed}")
+            if tr.skipped:
+                tests.append(f"- **Skipped**: {tr.skipped}")
+            if tr.coverage_pct is not None:
+                tests.append(f"- **Coverage**: {tr.coverage_pct:.1f}%")
+            section("Test Results", tests)
+        section("Files Modified", [f"- `{f}`" for f in self.files_modified or []] or ["- (none)"])
+        section("MCP Tools Used", [f"- `{t}`" for t in self.mcp_tools_used or []])
+        section("Next Steps", [f"- {step}" for step in self.next_steps or []])
+        return "\n".join(lines).rstrip() + "\n"
+
     @model_validator(mode="after")
     def _time_order(self) -> EnhancedSessionSummary:
         if self.started_at and self.ended_at and self.ended_at < self.started_at:
             raise ValueError(f"ended_at ({self.ended_at}) is before started_at ({self.started_at})")
         return self
+
+
+def _cut(text: str, limit: int) -> str:
+    """Cut to `limit` characters with an ellipsis, only when longer."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _cell(text: str | None) -> str:
+    """Text safe inside a Markdown table cell."""
+    return " ".join((text or "").split()).replace("|", "\\|")

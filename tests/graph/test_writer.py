@@ -175,3 +175,20 @@ async def test_graphiti_reads_the_records_with_its_own_models(backend: Backend) 
     assert edge.name == "MODIFIED_FILE" and edge.episodes == [expected.episode.uuid]
     by_episode = await EntityEdge.get_by_uuids(driver, episode.entity_edges)
     assert len(by_episode) == len(PORT_FILES)
+
+
+async def test_session_node_carries_the_activity_vector(backend: Backend) -> None:
+    from graphiti_core.nodes import EntityNode
+
+    from graphiti_session_tracking.summary import summarize_session
+
+    summary = await summarize_session(read_transcript(TRANSCRIPTS / "coverage-test-fix.jsonl"))
+    assert summary.activity_vector.primary_activity in {"testing", "building"}
+    result = await SessionGraphWriter(backend).ingest(summary)
+    driver = await backend.driver_for(result.group_id)
+    node = await EntityNode.get_by_uuid(
+        driver, entity_uuid(result.group_id, Label.SESSION, summary.session_id)
+    )
+    assert node.attributes["primary_activity"] == summary.activity_vector.primary_activity
+    for dim, value in summary.activity_vector.to_dict().items():
+        assert node.attributes[f"activity_{dim}"] == value
