@@ -19,9 +19,11 @@ from .model import Message, Problem, Session, TokenUsage, ToolCall, ToolResult
 _BOOKKEEPING_TYPES = frozenset(
     {"queue-operation", "file-history-snapshot", "progress", "attachment", "system"}
 )
-# Tool results and tool inputs (a Write's whole file) are kept up to this many characters each, so a
-# session's memory is bounded by its number of calls, not by the size of the files it touched.
-TEXT_LIMIT = 20_000
+# Tool results keep their head and tail (a test run's totals are at the end) and tool inputs (a
+# Write's whole file) their start, so a session's memory grows with its number of calls, not with
+# the size of the files and outputs it touched.
+TEXT_LIMIT = 8_000
+INPUT_TEXT_LIMIT = 4_000
 
 
 class TranscriptNotFoundError(FileNotFoundError):
@@ -298,7 +300,7 @@ class _SessionBuilder:
                     texts.append(block["text"])
                 elif block.get("type") == "tool_result" and isinstance(block.get("tool_use_id"), str):
                     result = ToolResult(
-                        text=_block_text(block.get("content"))[:TEXT_LIMIT],
+                        text=_head_and_tail(_block_text(block.get("content"))),
                         is_error=bool(block.get("is_error")),
                         timestamp=_timestamp(record.get("timestamp")),
                         structured=structured if isinstance(structured, dict) else None,
@@ -330,12 +332,19 @@ class _SessionBuilder:
                 self.session.usage.add(message.usage)
 
 
+def _head_and_tail(text: str) -> str:
+    if len(text) <= TEXT_LIMIT:
+        return text
+    head, tail = TEXT_LIMIT // 4, TEXT_LIMIT - TEXT_LIMIT // 4
+    return f"{text[:head]}\n…[{len(text) - TEXT_LIMIT} characters cut]…\n{text[-tail:]}"
+
+
 def _bounded(value: Any) -> Any:
-    """A copy of a tool input with every long string cut to TEXT_LIMIT characters."""
+    """A copy of a tool input with every long string cut to INPUT_TEXT_LIMIT characters."""
     if isinstance(value, str):
-        return (
-            value if len(value) <= TEXT_LIMIT else value[:TEXT_LIMIT] + f"…[{len(value) - TEXT_LIMIT} more]"
-        )
+        if len(value) <= INPUT_TEXT_LIMIT:
+            return value
+        return value[:INPUT_TEXT_LIMIT] + f"…[{len(value) - INPUT_TEXT_LIMIT} more]"
     if isinstance(value, dict):
         return {k: _bounded(v) for k, v in value.items()}
     if isinstance(value, list):
