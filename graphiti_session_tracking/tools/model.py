@@ -11,16 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-ACTIVITY_DIMENSIONS: tuple[str, ...] = (
-    "building",
-    "fixing",
-    "configuring",
-    "exploring",
-    "refactoring",
-    "reviewing",
-    "testing",
-    "documenting",
-)
+from graphiti_session_tracking.activity import ACTIVITY_DIMENSIONS as ACTIVITY_DIMENSIONS
 
 ClassificationSource = Literal["cache", "heuristic", "llm"]
 
@@ -85,13 +76,11 @@ class Verdict(BaseModel):
     _check_signals = field_validator("activity_signals")(check_signals)
 
 
-class ToolClassification(BaseModel):
-    """A classified tool call (native Claude Code tool, MCP tool, or any other named tool)."""
+class _Classified(BaseModel):
+    """The verdict fields both kinds of classification share, and where the verdict came from."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    tool_name: str
-    tool_params: dict[str, Any] | None = None
     intent: ToolIntent
     domain: ToolDomain
     confidence: float = Field(ge=0.0, le=1.0)
@@ -112,10 +101,15 @@ class ToolClassification(BaseModel):
         )
 
 
-class BashCommandClassification(BaseModel):
-    """A classified shell command: its parsed structure (of the segment that decided) and verdict."""
+class ToolClassification(_Classified):
+    """A classified tool call (native Claude Code tool, MCP tool, or any other named tool)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    tool_name: str
+    tool_params: dict[str, Any] | None = None
+
+
+class BashCommandClassification(_Classified):
+    """A classified shell command: its parsed structure (of the segment that decided) and verdict."""
 
     tool_name: str = "Bash"
     raw_command: str
@@ -123,24 +117,6 @@ class BashCommandClassification(BaseModel):
     subcommand: str | None = None
     flags: list[str] = Field(default_factory=list)
     targets: list[str] = Field(default_factory=list)
-    intent: ToolIntent
-    domain: ToolDomain
-    confidence: float = Field(ge=0.0, le=1.0)
-    reasoning: str
-    activity_signals: dict[str, float] = Field(default_factory=dict)
-    source: ClassificationSource
-
-    _check_signals = field_validator("activity_signals")(check_signals)
-
-    @property
-    def verdict(self) -> Verdict:
-        return Verdict(
-            intent=self.intent,
-            domain=self.domain,
-            confidence=self.confidence,
-            reasoning=self.reasoning,
-            activity_signals=self.activity_signals,
-        )
 
 
 Classification = ToolClassification | BashCommandClassification
