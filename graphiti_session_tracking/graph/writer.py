@@ -18,7 +18,7 @@ from graphiti_core.nodes import EntityNode
 from graphiti_session_tracking.summary import EnhancedSessionSummary
 
 from .backends import Backend
-from .mapping import SessionGraph, content_hash, map_summary, resolve_group_id
+from .mapping import SessionGraph, map_summary, resolve_group_id
 from .schema import SHARED_LABELS, Label
 
 
@@ -93,14 +93,14 @@ class SessionGraphWriter:
     async def ingest(self, summary: EnhancedSessionSummary, group_id: str | None = None) -> WriteResult:
         group = resolve_group_id(summary, group_id)
         driver = await self.backend.driver_for(group)
-        probe = map_summary(summary, group)
-        records, _, _ = await driver.execute_query(EXISTING_QUERY, uuid=probe.session_node.uuid)
+        graph = map_summary(summary, group)
+        attrs = graph.session_node.attributes
+        records, _, _ = await driver.execute_query(EXISTING_QUERY, uuid=graph.session_node.uuid)
         existing = records[0] if records else None
-        new_hash = content_hash(summary)
-        if existing is not None and existing["content_hash"] == new_hash:
+        if existing is not None and existing["content_hash"] == attrs["content_hash"]:
             return WriteResult(summary.session_id, group, "unchanged", int(existing["version"] or 1), 0, 0)
         version = int(existing["version"] or 0) + 1 if existing is not None else 1
-        graph = map_summary(summary, group, summary_version=version) if version != 1 else probe
+        attrs["summary_version"] = version
         query = REPLACE_QUERY if existing is not None else INSERT_QUERY
         await _run(driver, query, _params(graph, self.backend.kind))
         return WriteResult(

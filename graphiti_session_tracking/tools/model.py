@@ -76,29 +76,14 @@ class Verdict(BaseModel):
     _check_signals = field_validator("activity_signals")(check_signals)
 
 
-class _Classified(BaseModel):
-    """The verdict fields both kinds of classification share, and where the verdict came from."""
+class _Classified(Verdict):
+    """A verdict applied to one call, with where it came from."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    intent: ToolIntent
-    domain: ToolDomain
-    confidence: float = Field(ge=0.0, le=1.0)
-    reasoning: str
-    activity_signals: dict[str, float] = Field(default_factory=dict)
     source: ClassificationSource
-
-    _check_signals = field_validator("activity_signals")(check_signals)
 
     @property
     def verdict(self) -> Verdict:
-        return Verdict(
-            intent=self.intent,
-            domain=self.domain,
-            confidence=self.confidence,
-            reasoning=self.reasoning,
-            activity_signals=self.activity_signals,
-        )
+        return Verdict.model_validate(self.model_dump(include=set(Verdict.model_fields)))
 
 
 class ToolClassification(_Classified):
