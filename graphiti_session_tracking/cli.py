@@ -26,6 +26,7 @@ from .graph.queries import run_query
 from .graph.schema import InvalidGroupIdError, validate_group_id
 from .ingest import DEFAULT_TRANSCRIPTS_DIR, discover_sources, ingest_paths
 from .llm import make_llm_client
+from .summary import EnhancedSessionSummarizer, summarize_session
 from .tools import UnifiedToolClassifier
 from .transcripts import TranscriptNotFoundError, read_transcript
 
@@ -121,14 +122,28 @@ def _llm_option[F: Callable[..., Any]](func: F) -> F:
     )(func)
 
 
-def _classifier(config: AppConfig, use_llm: bool | None) -> UnifiedToolClassifier:
-    """The tool classifier with the configured LLM (or none) and the persistent cache."""
+def _pipeline(
+    config: AppConfig, use_llm: bool | None
+) -> tuple[UnifiedToolClassifier, EnhancedSessionSummarizer | None]:
+    """The tool classifier (persistent cache) and, with an LLM, the summarizer, both from config."""
     llm_config = config.llm if use_llm is None else config.llm.model_copy(update={"enabled": use_llm})
     try:
         llm = make_llm_client(llm_config)
     except ConfigError as exc:
         raise UsageFailure(str(exc)) from exc
-    return UnifiedToolClassifier(llm, config.summarization.tool_classification_cache.expanduser())
+    settings = config.summarization
+    classifier = UnifiedToolClassifier(llm, settings.tool_classification_cache.expanduser())
+    if llm is None:
+        return classifier, None
+    summarizer = EnhancedSessionSummarizer(
+        llm,
+        settings.prompts.session_summary,
+        threshold=settings.extraction_threshold,
+        max_prompt_chars=settings.max_prompt_chars,
+        max_summary_chars=settings.prompts.max_summary_chars,
+        timeout_s=settings.llm_timeout_s,
+    )
+    return classifier, summarizer
 
 
 def _group_option[F: Callable[..., Any]](func: F) -> F:
@@ -185,7 +200,7 @@ def ingest(
       graphiti-sessions ingest ~/.claude/projects/-home-me-myapp --backend neo4j --uri bolt://localhost:7687
     """
     config, graph_config = _graph_config(opts)
-    classifier = _classifier(config, use_llm)
+    classifier, summarizer = _pipeline(config, use_llm)
     roots = list(paths) or [DEFAULT_TRANSCRIPTS_DIR]
     try:
         sources = discover_sources(roots)
@@ -194,15 +209,17 @@ def ingest(
 
     async def go() -> dict[str, Any]:
         with _progress(len(sources), "ingesting") as advance:
+            options: dict[str, Any] = {
+                "group_id": group_id,
+                "classifier": classifier,
+                "summarizer": summarizer,
+                "on_progress": advance,
+            }
             if dry_run:
-                report = await ingest_paths(
-                    None, sources, group_id=group_id, classifier=classifier, on_progress=advance
-                )
+                report = await ingest_paths(None, sources, **options)
             else:
                 async with open_backend(graph_config) as backend:
-                    report = await ingest_paths(
-                        backend, sources, group_id=group_id, classifier=classifier, on_progress=advance
-                    )
+                    report = await ingest_paths(backend, sources, **options)
         return report.to_dict()
 
     report = _run(go())
@@ -314,11 +331,9 @@ def classify_tools(transcript: Path, use_llm: bool | None, as_json: bool, config
     try:
         config = load_config(config_path)
         session = read_transcript(transcript)
-    except ConfigError as exc:
+    except (ConfigError, TranscriptNotFoundError) as exc:
         raise UsageFailure(str(exc)) from exc
-    except TranscriptNotFoundError as exc:
-        raise UsageFailure(str(exc)) from exc
-    classifier = _classifier(config, use_llm)
+    classifier, _ = _pipeline(config, use_llm)
     results = _run(classifier.classify_session(session.tool_calls))
     for problem in [*(str(p) for p in session.problems), *classifier.problems]:
         err_console.print(f"[yellow]warning[/]: {problem}", highlight=False)
@@ -357,6 +372,38 @@ def classify_tools(transcript: Path, use_llm: bool | None, as_json: bool, config
         )
     console.print(table)
     console.print("cache statistics: " + ", ".join(f"{k} {v}" for k, v in stats.items()), highlight=False)
+
+
+@main.command()
+@click.argument("transcript", type=click.Path(path_type=Path))
+@click.option(
+    "--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True
+)
+@_llm_option
+@click.option("--config", "config_path", type=click.Path(path_type=Path), default=None, help="Config file.")
+def summarize(transcript: Path, fmt: str, use_llm: bool | None, config_path: Path | None) -> None:
+    """Print the EnhancedSessionSummary of a transcript (offline rules; with --llm, the LLM too).
+
+    Problems in the transcript and an LLM that fails are reported on stderr; the summary is still
+    printed (the offline one when the LLM fails).
+
+    \b
+    Example:
+      graphiti-sessions summarize ~/.claude/projects/-home-me-myapp/3f1c2a9b.jsonl --format json
+    """
+    try:
+        config = load_config(config_path)
+        session = read_transcript(transcript)
+    except (ConfigError, TranscriptNotFoundError) as exc:
+        raise UsageFailure(str(exc)) from exc
+    classifier, summarizer = _pipeline(config, use_llm)
+    summary = _run(summarize_session(session, classifier, summarizer))
+    for problem in [*(str(p) for p in session.problems), *classifier.problems, *(summary.notes or [])]:
+        err_console.print(f"[yellow]warning[/]: {problem}", highlight=False)
+    if fmt == "json":
+        click.echo(summary.model_dump_json(indent=2, exclude_none=True))
+    else:
+        click.echo(summary.to_markdown(), nl=False)
 
 
 @main.group()

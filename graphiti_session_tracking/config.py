@@ -72,8 +72,30 @@ class EmbedderConfig(_Strict):
     dimensions: int = Field(default=1024, gt=0, description="Embedding size.")
 
 
+class PromptsConfig(_Strict):
+    """Prompt templates: "default" (project .graphiti/prompts/, ~/.graphiti/prompts/, built-in),
+    a path to a .md file, or the template text itself."""
+
+    session_summary: str = Field(default="default", description="Template of the session summary prompt.")
+    tool_results: str = Field(default="default", description="Template for summarizing tool results.")
+    user_messages: str = Field(default="default", description="Template for summarizing user messages.")
+    agent_messages: str = Field(default="default", description="Template for summarizing agent messages.")
+    max_summary_chars: int = Field(default=500, gt=0, description="Soft length limit given to the model.")
+
+
 class SummarizationConfig(_Strict):
     """How sessions are understood and summarized."""
+
+    extraction_threshold: float = Field(
+        default=0.3, ge=0, le=1, description="Minimum priority for a field to be asked of the LLM."
+    )
+    max_prompt_chars: int = Field(
+        default=48_000,
+        ge=2_000,
+        description="Session content per LLM call; longer sessions are summarized in segments and merged.",
+    )
+    llm_timeout_s: float = Field(default=120.0, gt=0, description="Give up on one LLM call after this long.")
+    prompts: PromptsConfig = Field(default_factory=PromptsConfig)
 
     tool_classification_cache: Path = Field(
         default=Path("~/.graphiti/tool_classification_cache.json"),

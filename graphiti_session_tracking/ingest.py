@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from .graph.backends import Backend
 from .graph.mapping import resolve_group_id
 from .graph.writer import SessionGraphWriter
-from .summary import EnhancedSessionSummary, summarize_session
+from .summary import EnhancedSessionSummarizer, EnhancedSessionSummary, summarize_session
 from .tools import UnifiedToolClassifier
 from .transcripts import read_transcript
 
@@ -60,7 +60,9 @@ def discover_sources(paths: Iterable[Path]) -> list[Path]:
 
 
 async def load_source(
-    path: Path, classifier: UnifiedToolClassifier | None = None
+    path: Path,
+    classifier: UnifiedToolClassifier | None = None,
+    summarizer: EnhancedSessionSummarizer | None = None,
 ) -> tuple[EnhancedSessionSummary, list[str]]:
     """A summary from a transcript (.jsonl) or a summary JSON file (.json), with the problems seen."""
     if path.suffix == ".json":
@@ -80,7 +82,7 @@ async def load_source(
     if not session.messages:
         detail = f" ({session.problems[0]})" if session.problems else ""
         raise SourceError(f"{path}: no conversation in transcript{detail}")
-    summary = await summarize_session(session, classifier)
+    summary = await summarize_session(session, classifier, summarizer)
     return summary, [str(p) for p in session.problems]
 
 
@@ -90,6 +92,7 @@ async def ingest_paths(
     *,
     group_id: str | None = None,
     classifier: UnifiedToolClassifier | None = None,
+    summarizer: EnhancedSessionSummarizer | None = None,
     on_progress: Callable[[Path], None] | None = None,
 ) -> IngestReport:
     """Summarize and write each source; with `backend=None`, a dry run that writes nothing."""
@@ -98,8 +101,10 @@ async def ingest_paths(
     for source in sources:
         report.sources_seen += 1
         try:
-            summary, problems = await load_source(source, classifier)
+            summary, problems = await load_source(source, classifier, summarizer)
             report.problems.extend(problems)
+            report.llm_calls += summary.llm_calls
+            report.problems.extend(f"{source}: {note}" for note in summary.notes or [])
             if writer is None:
                 report.sessions.append(
                     {
@@ -125,6 +130,6 @@ async def ingest_paths(
         report.edges_written += result.edges_written
         report.sessions.append({"source": str(source), **asdict(result)})
     if classifier is not None:
-        report.llm_calls = classifier.stats.llm_calls
+        report.llm_calls += classifier.stats.llm_calls
         report.problems.extend(classifier.problems)
     return report

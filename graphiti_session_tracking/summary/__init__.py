@@ -1,5 +1,6 @@
 """Session summaries: the EnhancedSessionSummary schema and the extractors that fill it."""
 
+from .llm_summarizer import EnhancedSessionSummarizer
 from .model import ConfigChange, DecisionRecord, EnhancedSessionSummary, ErrorResolution, TestSummary
 from .offline import extract_summary
 from .summarize import summarize_session
@@ -7,6 +8,7 @@ from .summarize import summarize_session
 __all__ = [
     "ConfigChange",
     "DecisionRecord",
+    "EnhancedSessionSummarizer",
     "EnhancedSessionSummary",
     "ErrorResolution",
     "TestSummary",

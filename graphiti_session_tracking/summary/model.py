@@ -62,6 +62,13 @@ class TestSummary(_Record):
         return self
 
 
+class SummarySegment(_Record):
+    """A part of a long session summarized on its own: the messages it covers (inclusive)."""
+
+    first_message: NonNegativeInt
+    last_message: NonNegativeInt
+
+
 class EnhancedSessionSummary(_Record):
     """One session, summarized. JSON round-trips exactly (`model_dump_json` / `model_validate_json`)."""
 
@@ -91,6 +98,14 @@ class EnhancedSessionSummary(_Record):
 
     message_count: NonNegativeInt | None = None
     duration_minutes: NonNegativeInt | None = None
+
+    # How the summary was made: offline rules only, or with the LLM (calls, estimated tokens).
+    generated_by: Literal["offline", "llm"] = "offline"
+    llm_calls: NonNegativeInt = 0
+    llm_input_tokens: NonNegativeInt = 0
+    llm_output_tokens: NonNegativeInt = 0
+    segments: list[SummarySegment] | None = None
+    notes: list[str] | None = None
 
     def to_markdown(self) -> str:
         """The summary as Markdown, in the layout of the spec's Appendix A."""
