@@ -121,7 +121,9 @@ def test_dry_run_writes_nothing(falkordb_config: GraphConfig) -> None:
     assert json.loads(cli("query", "files", "--json", *args).stdout) == []
 
 
-@pytest.mark.parametrize("command", [["ingest"], ["query", "files"], ["config", "schema"]])
+@pytest.mark.parametrize(
+    "command", [["ingest"], ["query", "files"], ["config", "schema"], ["summarize"], ["classify-tools"]]
+)
 def test_every_command_has_help_with_an_example(command: list[str]) -> None:
     result = cli(*command, "--help")
     assert result.returncode == 0 and "Example" in result.stdout
@@ -198,4 +200,48 @@ def test_classify_tools_asks_the_llm_once_then_uses_the_cache(tmp_path: Path) ->
 
 def test_classify_tools_missing_transcript_exit_2(tmp_path: Path) -> None:
     result = cli("classify-tools", str(tmp_path / "nope.jsonl"))
+    assert result.returncode == 2 and "transcript not found" in result.stderr
+
+
+def test_summarize_markdown_and_json_offline() -> None:
+    md = cli("summarize", str(TRANSCRIPTS / "hello-world-script.jsonl"), "--no-llm")
+    assert md.returncode == 0, md.stderr
+    assert md.stdout.startswith("# Session Summary\n") and "- `hello.sh`" in md.stdout
+    js = cli("summarize", str(TRANSCRIPTS / "hello-world-script.jsonl"), "--format", "json", "--no-llm")
+    data = json.loads(js.stdout)
+    assert data["session_id"] == "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
+    assert data["files_modified"] == ["hello.sh"] and data["generated_by"] == "offline"
+
+
+def test_summarize_with_llm_and_fallback_note(tmp_path: Path) -> None:
+    from fake_openai import FakeOpenAI
+
+    with FakeOpenAI() as fake:
+        config = tmp_path / "graphiti.config.json"
+        config.write_text(
+            json.dumps(
+                {
+                    "llm": {"enabled": True, "base_url": fake.base_url, "model": "m"},
+                    "summarization": {"tool_classification_cache": str(tmp_path / "cache.json")},
+                }
+            )
+        )
+        fake.reply_json({"objective": "Write and run a hello world script.", "outcome": "completed"})
+        ok = cli(
+            "summarize",
+            str(TRANSCRIPTS / "hello-world-script.jsonl"),
+            "--format",
+            "json",
+            "--config",
+            str(config),
+        )
+        assert json.loads(ok.stdout)["objective"] == "Write and run a hello world script."
+        fake.reply_json({"objective": 5})
+        bad = cli("summarize", str(TRANSCRIPTS / "hello-world-script.jsonl"), "--config", str(config))
+        assert bad.returncode == 0 and "# Session Summary" in bad.stdout
+        assert "LLM summary failed" in bad.stderr
+
+
+def test_summarize_missing_transcript_exit_2(tmp_path: Path) -> None:
+    result = cli("summarize", str(tmp_path / "nope.jsonl"))
     assert result.returncode == 2 and "transcript not found" in result.stderr
