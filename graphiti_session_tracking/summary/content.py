@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from graphiti_session_tracking.transcripts import Message, Session, ToolCall
 
-from .offline import relative_path
+from .files import relative_path
 
 _TEXT_LIMIT = 1_500
 _SNIPPET = 80

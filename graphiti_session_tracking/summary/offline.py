@@ -2,34 +2,17 @@
 
 from __future__ import annotations
 
-import posixpath
+from graphiti_session_tracking.transcripts import Session
 
-from graphiti_session_tracking.transcripts import Session, ToolCall
-
+from .config_changes import extract_config_changes
+from .decisions import extract_decisions
+from .errors import extract_errors_resolved
+from .files import relative_path, written_file
 from .model import EnhancedSessionSummary, Outcome
+from .test_results import extract_test_results
+from .todos import extract_tasks
 
-FILE_WRITING_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 _OBJECTIVE_LIMIT = 500
-
-
-def relative_path(path: str, project_path: str | None) -> str:
-    """A path relative to the project root when it lies inside it; otherwise as given."""
-    if project_path and posixpath.isabs(path):
-        root = project_path.rstrip("/") or "/"
-        normalized = posixpath.normpath(path)
-        if normalized == root:
-            return "."
-        if normalized.startswith(root + "/"):
-            return normalized[len(root) + 1 :]
-    return path
-
-
-def written_file(call: ToolCall) -> str | None:
-    """The file a successful Write/Edit/MultiEdit/NotebookEdit call changed."""
-    if call.name not in FILE_WRITING_TOOLS or not call.succeeded:
-        return None
-    path = call.input.get("file_path") or call.input.get("notebook_path")
-    return path if isinstance(path, str) and path else None
 
 
 def files_modified(session: Session) -> list[str]:
@@ -70,6 +53,7 @@ def extract_summary(session: Session) -> EnhancedSessionSummary:
     if session.started_at and session.ended_at:
         duration = int((session.ended_at - session.started_at).total_seconds() // 60)
     mcp = sorted({c.name for c in session.tool_calls if c.name.startswith("mcp__")})
+    completed, next_steps = extract_tasks(session)
     return EnhancedSessionSummary(
         session_id=session.session_id,
         project_path=session.cwd,
@@ -79,6 +63,12 @@ def extract_summary(session: Session) -> EnhancedSessionSummary:
         session_file=session.source_file,
         objective=objective(session),
         outcome=outcome(session),
+        completed_tasks=completed or None,
+        next_steps=next_steps or None,
+        key_decisions=extract_decisions(session) or None,
+        errors_resolved=extract_errors_resolved(session) or None,
+        config_changes=extract_config_changes(session) or None,
+        test_results=extract_test_results(session),
         files_modified=files_modified(session) or None,
         mcp_tools_used=mcp or None,
         message_count=session.user_message_count + session.assistant_message_count,

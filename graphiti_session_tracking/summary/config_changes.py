@@ -1,0 +1,438 @@
+"""Settings the session changed in configuration files, read from the edits themselves (no LLM).
+
+Each successful Edit/MultiEdit/Write of a config file is turned into "before" and "after" text,
+both parsed into flat `setting → value` maps by the file's format, and compared. The whole file is
+used when the transcript holds it (Claude Code's `toolUseResult.originalFile`), so a TOML key gets
+its `[section]` and a YAML key its parents; otherwise only the edited fragment is compared.
+
+Choices: `.gitignore`, Makefile and Justfile are not settings files (their lines are patterns and
+recipes, not key → value) and are left to `files_modified`; a removed setting is reported with
+new value "(removed)"; a setting changed several times is one record (first old value, last new
+value), and dropped when it ends where it started. Values stay text, cut to VALUE_LIMIT.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from graphiti_session_tracking.transcripts import Session, ToolCall
+
+from ._sentences import cut, split_sentences
+from .files import relative_path, written_file
+from .model import ConfigChange
+
+VALUE_LIMIT = 200
+REMOVED = "(removed)"
+_REASON_LIMIT = 300
+
+Settings = dict[str, str]
+
+_TRUNCATED_INPUT = re.compile(r"…\[\d+ more\]\Z")
+_QUOTED_STRINGS = re.compile(r'"(?:\\.|[^"\\])*"|\'[^\']*\'')
+_REASON = re.compile(
+    r"\bbecause\b|\bsince\b|\bso that\b|\bso (?:it|we|the|that)\b|\bin order to\b|\bto (?:fix|avoid|allow|"
+    r"support|enable|disable|prevent|match|reduce|increase|make|keep|stop|silence|pin|use)\b|\binstead\b|"
+    r"\bwas (?:too|wrong|set|in)\b|\bneeds? to\b|\bshould\b|\brequires?\b|\bdue to\b",
+    re.IGNORECASE,
+)
+
+
+def extract_config_changes(session: Session) -> list[ConfigChange]:
+    """One ConfigChange per setting the session's successful config edits changed, in order."""
+    reasons = _reasons_by_call(session)
+    merged: dict[tuple[str, str], ConfigChange] = {}
+    for call in session.tool_calls:
+        path = written_file(call)
+        if path is None or call.name == "NotebookEdit":
+            continue
+        parse = config_parser(path)
+        if parse is None:
+            continue
+        file = relative_path(path, session.cwd)
+        for setting, old, new in _changes(call, parse):
+            key = (file, setting)
+            earlier = merged.get(key)
+            if earlier is None:
+                merged[key] = ConfigChange(
+                    file=file, setting=setting, old_value=old, new_value=new, reason=reasons.get(call.id, "")
+                )
+            else:
+                earlier.new_value = new
+                earlier.reason = earlier.reason or reasons.get(call.id, "")
+    return [c for c in merged.values() if c.old_value != c.new_value]
+
+
+def config_parser(path: str) -> Callable[[str], Settings] | None:
+    """The settings parser for a config file path, or None for files that are not config."""
+    name = posixpath.basename(path)
+    lower = name.lower()
+    if lower.startswith(".env") or lower.endswith((".env", ".properties")):
+        return parse_env
+    if lower.startswith("requirements") and lower.endswith((".txt", ".in")):
+        return parse_requirements
+    if lower.startswith(("dockerfile", "containerfile")) or lower.endswith(".dockerfile"):
+        return parse_dockerfile
+    if lower.endswith(".toml"):
+        return parse_toml
+    if lower.endswith((".yaml", ".yml")):
+        return parse_yaml
+    if lower.endswith(".json") and lower not in ("package-lock.json", "composer.lock"):
+        return parse_json
+    if lower.endswith((".ini", ".cfg", ".conf")) or lower in (
+        ".editorconfig",
+        ".npmrc",
+        ".flake8",
+        ".pylintrc",
+    ):
+        return parse_ini
+    return None
+
+
+def _changes(call: ToolCall, parse: Callable[[str], Settings]) -> Iterator[tuple[str, str | None, str]]:
+    """(setting, old value or None, new value) for each setting the call changed."""
+    for before, after in _before_after(call):
+        old = parse(before) if before is not None else {}
+        new = parse(after)
+        for setting, value in new.items():
+            previous = old.get(setting) if before is not None else None
+            if previous != value:
+                yield setting, _limit(previous), _limit(value) or ""
+        for setting, value in old.items():
+            if setting not in new:
+                yield setting, _limit(value), REMOVED
+
+
+def _before_after(call: ToolCall) -> list[tuple[str | None, str]]:
+    """The file's text before and after the call, whole when known, else the edited fragments."""
+    structured: dict[str, Any] = (call.result.structured if call.result else None) or {}
+    original = structured.get("originalFile")
+    original = original if isinstance(original, str) else None
+    if call.name == "Write":
+        content = structured.get("content")
+        after = content if isinstance(content, str) else _whole(call.input.get("content"))
+        before = None if structured.get("type") == "create" else original
+        return [(before, after)]
+    if call.name == "Edit":
+        pairs = [
+            (
+                _text(structured.get("oldString"), call.input.get("old_string")),
+                _text(structured.get("newString"), call.input.get("new_string")),
+            )
+        ]
+        replace_all = bool(structured.get("replaceAll", call.input.get("replace_all")))
+    else:  # MultiEdit
+        edits = call.input.get("edits")
+        pairs = [
+            (_whole(e.get("old_string")), _whole(e.get("new_string")))
+            for e in (edits if isinstance(edits, list) else [])
+            if isinstance(e, dict)
+        ]
+        replace_all = False
+    if original is not None:
+        updated: str | None = original
+        for old, new in pairs:
+            if updated is None or not old or old not in updated:
+                updated = None
+                break
+            updated = updated.replace(old, new) if replace_all else updated.replace(old, new, 1)
+        if updated is not None:
+            return [(original, updated)]
+    return [(old, new) for old, new in pairs]
+
+
+def _text(preferred: Any, fallback: Any) -> str:
+    return preferred if isinstance(preferred, str) else _whole(fallback)
+
+
+def _whole(value: Any) -> str:
+    """A tool input string; one the reader cut loses its unfinished last line, not a wrong value."""
+    if not isinstance(value, str):
+        return ""
+    text: str = value
+    marker = _TRUNCATED_INPUT.search(text)
+    if marker:
+        text = text[: marker.start()]
+        text = text[: text.rfind("\n") + 1] if "\n" in text else ""
+    return text
+
+
+def _limit(value: str | None) -> str | None:
+    if value is None:
+        return None
+    return value if len(value) <= VALUE_LIMIT else value[: VALUE_LIMIT - 1] + "…"
+
+
+def _reasons_by_call(session: Session) -> dict[str, str]:
+    """Each call id → the explaining sentence of the assistant text that led up to it, if any.
+
+    The text looked at is the latest assistant text since the person last spoke: the words
+    written right before the edit, even when they came a few silent tool calls earlier.
+    """
+    reasons: dict[str, str] = {}
+    latest = ""
+    for message in session.messages:
+        if message.is_sidechain:
+            continue
+        if message.is_human:
+            latest = ""
+            continue
+        if message.role != "assistant":
+            continue
+        if message.text.strip():
+            latest = message.text
+        if message.tool_calls:
+            explaining = [s.text for s in split_sentences(latest) if _REASON.search(s.prose)]
+            reason = cut(explaining[-1], _REASON_LIMIT) if explaining else ""
+            for call in message.tool_calls:
+                reasons[call.id] = reason
+    return reasons
+
+
+# --- parsers: text → {setting: value}, forgiving, fragments welcome ------------------------------
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
+
+
+def _strip_comment(value: str, markers: str = "#") -> str:
+    """A value without a trailing comment (` # …`) that lies outside quotes."""
+    masked = _QUOTED_STRINGS.sub(lambda m: "x" * len(m.group(0)), value)
+    for marker in markers:
+        at = masked.find(" " + marker)
+        if at >= 0:
+            value, masked = value[:at], masked[:at]
+    return value.strip()
+
+
+def _balance(text: str) -> int:
+    masked = _QUOTED_STRINGS.sub("", text)
+    return masked.count("[") + masked.count("{") - masked.count("]") - masked.count("}")
+
+
+def parse_env(text: str) -> Settings:
+    """`.env` style: `KEY=value`, `export KEY=value`, comments with `#`."""
+    settings: Settings = {}
+    for line in text.splitlines():
+        m = re.match(r"^\s*(?:export\s+)?([A-Za-z_][\w.\-]*)\s*=\s*(.*)$", line)
+        if m:
+            settings[m.group(1)] = _unquote(_strip_comment(m.group(2)))
+    return settings
+
+
+def parse_ini(text: str) -> Settings:
+    """INI / setup.cfg style: `[section]` headers, `key = value` or `key: value`."""
+    settings: Settings = {}
+    section = ""
+    last_key = ""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("#", ";")):
+            continue
+        header = re.match(r"^\[([^\]]+)\]$", stripped)
+        if header:
+            section, last_key = header.group(1).strip(), ""
+            continue
+        if line[:1].isspace() and last_key:  # continuation line of a multi-line value
+            settings[last_key] = f"{settings[last_key]} {stripped}".strip()
+            continue
+        m = re.match(r"^([^=:\s][^=:]*?)\s*[=:]\s*(.*)$", stripped)
+        if m:
+            last_key = f"{section}.{m.group(1)}" if section else m.group(1)
+            settings[last_key] = _unquote(_strip_comment(m.group(2), "#;"))
+    return settings
+
+
+def parse_toml(text: str) -> Settings:
+    """TOML: `[table]` / `[[array]]` headers prefix keys (`tool.ruff.line-length`); multi-line arrays."""
+    settings: Settings = {}
+    section = ""
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        stripped = lines[i].strip()
+        i += 1
+        if not stripped or stripped.startswith("#"):
+            continue
+        header = re.match(r"^\[\[?\s*([^\[\]]+?)\s*\]\]?\s*(?:#.*)?$", stripped)
+        if header:
+            section = ".".join(_unquote(part) for part in header.group(1).split("."))
+            continue
+        m = re.match(r"^([A-Za-z0-9_\-.\"' ]+?)\s*=\s*(.*)$", stripped)
+        if not m:
+            continue
+        value = _strip_comment(m.group(2))
+        if value.startswith(('"""', "'''")) and value.count(value[:3]) < 2:
+            quote = value[:3]
+            while i < len(lines) and quote not in value[3:]:
+                value += "\n" + lines[i]
+                i += 1
+        while _balance(value) > 0 and i < len(lines):
+            value += " " + _strip_comment(lines[i].strip())
+            i += 1
+        key = ".".join(_unquote(part) for part in m.group(1).split("."))
+        settings[f"{section}.{key}" if section else key] = _tidy(value)
+    return settings
+
+
+def _tidy(value: str) -> str:
+    """A scalar without its quotes; an array or table on one line, without layout spaces."""
+    value = value.strip()
+    if value.startswith(('"""', "'''")):
+        return value[3:-3].strip() if len(value) >= 6 else value
+    if value.startswith(("[", "{")):
+        value = " ".join(value.split())
+        value = re.sub(r"([\[{])\s+", r"\1", value)
+        value = re.sub(r",?\s*([\]}])", r"\1", value)
+        return value
+    return _unquote(value)
+
+
+def parse_yaml(text: str) -> Settings:
+    """YAML by indentation: nested keys joined with dots, list items as `key[0].name`, scalar lists inline."""
+    settings: Settings = {}
+    scalar_lists: dict[str, list[str]] = {}
+    item_counts: dict[str, int] = {}
+    stack: list[tuple[int, str, bool]] = []  # (indent, path, opened by a `- ` item)
+    lines = text.splitlines()
+    i = 0
+
+    def put(indent: int, parent: str, item: str) -> None:
+        nonlocal i
+        m = re.match(r"^(\"[^\"]*\"|'[^']*'|[^\s#:][^:#]*?)\s*:(?:\s+(.*))?$", item)
+        if not m:
+            return
+        path = f"{parent}.{_unquote(m.group(1))}" if parent else _unquote(m.group(1))
+        value = _strip_comment(m.group(2) or "")
+        if not value:
+            stack.append((indent, path, False))
+        elif value[0] in "|>":
+            block: list[str] = []
+            while i < len(lines) and (not lines[i].strip() or _indent(lines[i]) > indent):
+                block.append(lines[i].strip())
+                i += 1
+            settings[path] = "\n".join(block).strip()
+        else:
+            settings[path] = _unquote(value)
+
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#") or stripped in ("---", "..."):
+            continue
+        indent = _indent(line)
+        if stripped == "-" or stripped.startswith("- "):
+            while stack and (stack[-1][0] > indent or (stack[-1][0] == indent and stack[-1][2])):
+                stack.pop()
+            parent = stack[-1][1] if stack else ""
+            item = stripped[1:].strip()
+            if re.match(r"^(\"[^\"]*\"|'[^']*'|[^\s#:\"'{\[][^:#]*?)\s*:(\s|$)", item):
+                index = item_counts.get(parent, 0)
+                item_counts[parent] = index + 1
+                path = f"{parent}[{index}]"
+                stack.append((indent, path, True))
+                put(indent + 2, path, item)
+            elif item:
+                scalar_lists.setdefault(parent, []).append(_unquote(_strip_comment(item)))
+            continue
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        put(indent, stack[-1][1] if stack else "", stripped)
+    for path, items in scalar_lists.items():
+        settings[path] = "[" + ", ".join(items) + "]"
+    return settings
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def parse_json(text: str) -> Settings:
+    """JSON: the whole document when it parses (nested keys dotted), else `"key": value` lines."""
+    try:
+        document = json.loads(text)
+    except ValueError:
+        return _json_lines(text)
+    settings: Settings = {}
+    _flatten(document, "", settings)
+    return settings
+
+
+def _flatten(value: Any, path: str, out: Settings) -> None:
+    if isinstance(value, dict) and value:
+        for key, item in value.items():
+            _flatten(item, f"{path}.{key}" if path else str(key), out)
+    elif isinstance(value, list) and any(isinstance(v, dict | list) for v in value):
+        for index, item in enumerate(value):
+            _flatten(item, f"{path}[{index}]", out)
+    elif path:
+        out[path] = value if isinstance(value, str) else json.dumps(value)
+
+
+def _json_lines(text: str) -> Settings:
+    """A JSON fragment (an edit's old or new string), read line by line with `{`/`}` nesting."""
+    settings: Settings = {}
+    stack: list[str] = []
+    for line in text.splitlines():
+        stripped = line.strip().rstrip(",")
+        m = re.match(r'^"((?:[^"\\]|\\.)*)"\s*:\s*(.*)$', stripped)
+        if m:
+            key = ".".join([*stack, m.group(1)])
+            value = m.group(2).strip()
+            if value == "{":
+                stack.append(m.group(1))
+            elif value != "[":
+                settings[key] = _unquote(value)
+            continue
+        if stripped == "}" and stack:
+            stack.pop()
+    return settings
+
+
+def parse_requirements(text: str) -> Settings:
+    """requirements.txt: package → its version specifier (`*` when unpinned)."""
+    settings: Settings = {}
+    for line in text.splitlines():
+        stripped = _strip_comment(line).strip()
+        if not stripped or stripped.startswith(("-", "#")):
+            continue
+        m = re.match(r"^([A-Za-z0-9][A-Za-z0-9_.\-]*)(\[[^\]]*\])?\s*(.*)$", stripped)
+        if m:
+            settings[m.group(1).lower()] = m.group(3).strip() or "*"
+    return settings
+
+
+def parse_dockerfile(text: str) -> Settings:
+    """Dockerfile: keyed instructions (FROM, WORKDIR, EXPOSE, CMD, …) and `ENV`/`ARG` names."""
+    settings: Settings = {}
+    for line in text.replace("\\\n", " ").splitlines():
+        m = re.match(r"^\s*([A-Za-z]+)\s+(.*)$", line)
+        if not m:
+            continue
+        instruction, rest = m.group(1).upper(), m.group(2).strip()
+        if instruction in ("ENV", "ARG", "LABEL"):
+            for name, value in re.findall(r"([\w.\-]+)(?:=(\"[^\"]*\"|\S*))?", rest):
+                settings[f"{instruction} {name}"] = _unquote(value)
+                if instruction == "ENV" and "=" not in rest:  # legacy `ENV NAME value`
+                    settings[f"ENV {name}"] = rest[len(name) :].strip()
+                    break
+        elif instruction in (
+            "FROM",
+            "WORKDIR",
+            "USER",
+            "EXPOSE",
+            "CMD",
+            "ENTRYPOINT",
+            "HEALTHCHECK",
+            "SHELL",
+        ):
+            settings[instruction] = rest
+    return settings

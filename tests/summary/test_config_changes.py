@@ -1,0 +1,238 @@
+"""config_changes from the edits themselves: setting, old and new value, file, reason."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import TRANSCRIPTS
+from transcript_builder import TranscriptBuilder
+
+from graphiti_session_tracking.summary.config_changes import (
+    REMOVED,
+    config_parser,
+    extract_config_changes,
+    parse_toml,
+    parse_yaml,
+)
+from graphiti_session_tracking.summary.model import ConfigChange
+from graphiti_session_tracking.transcripts import read_transcript
+
+PYPROJECT = """[project]
+name = "app"
+dependencies = [
+    "httpx>=0.27",
+]
+
+[tool.ruff]
+line-length = 88
+target-version = "py312"
+"""
+
+
+def test_env_value_change_with_its_reason(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Sessions expire after a minute, fix it.")
+    t.edit(
+        ".env",
+        "JWT_EXPIRY=60",
+        "JWT_EXPIRY=3600",
+        original="DEBUG=false\nJWT_EXPIRY=60\n",
+        text="The expiry is read as seconds, not minutes. I'll set it to 3600 because it was 60 seconds.",
+    )
+
+    assert extract_config_changes(t.read(tmp_path)) == [
+        ConfigChange(
+            file=".env",
+            setting="JWT_EXPIRY",
+            old_value="60",
+            new_value="3600",
+            reason="I'll set it to 3600 because it was 60 seconds.",
+        )
+    ]
+
+
+def test_pyproject_section_comes_from_the_whole_file(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Use 110 columns.")
+    t.edit("pyproject.toml", "line-length = 88", "line-length = 110", original=PYPROJECT)
+
+    [change] = extract_config_changes(t.read(tmp_path))
+
+    assert (change.file, change.setting, change.old_value, change.new_value, change.reason) == (
+        "pyproject.toml",
+        "tool.ruff.line-length",
+        "88",
+        "110",
+        "",
+    )
+
+
+def test_toml_fragment_without_the_file_uses_the_section_it_shows(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Bump the limit.")
+    t.edit("/p/config/app.toml", "[server]\nport = 8000", "[server]\nport = 9000\nworkers = 4")
+
+    changes = extract_config_changes(t.read(tmp_path))
+
+    assert [(c.file, c.setting, c.old_value, c.new_value) for c in changes] == [
+        ("config/app.toml", "server.port", "8000", "9000"),
+        ("config/app.toml", "server.workers", None, "4"),
+    ]
+
+
+def test_yaml_nested_key(tmp_path: Path) -> None:
+    original = "services:\n  web:\n    image: nginx:1.25\n    ports:\n      - 8080:80\n  db:\n    image: postgres:15\n"
+    t = TranscriptBuilder()
+    t.user("Upgrade postgres.")
+    t.edit("docker-compose.yml", "image: postgres:15", "image: postgres:16", original=original)
+
+    [change] = extract_config_changes(t.read(tmp_path))
+
+    assert (change.setting, change.old_value, change.new_value) == (
+        "services.db.image",
+        "postgres:15",
+        "postgres:16",
+    )
+
+
+def test_package_json_dependency_version(tmp_path: Path) -> None:
+    before = json.dumps({"name": "web", "dependencies": {"lodash": "^4.17.20", "react": "^18.2.0"}}, indent=2)
+    t = TranscriptBuilder()
+    t.user("Patch the lodash advisory.")
+    t.edit(
+        "package.json",
+        '"lodash": "^4.17.20"',
+        '"lodash": "^4.17.21"',
+        original=before,
+        text="Bumping lodash to fix the prototype pollution advisory.",
+    )
+
+    [change] = extract_config_changes(t.read(tmp_path))
+
+    assert change == ConfigChange(
+        file="package.json",
+        setting="dependencies.lodash",
+        old_value="^4.17.20",
+        new_value="^4.17.21",
+        reason="Bumping lodash to fix the prototype pollution advisory.",
+    )
+
+
+def test_new_env_file_has_no_old_values(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Add an env file.")
+    t.write(
+        ".env.example", "# settings\nexport DATABASE_URL=postgres://localhost/app\nSECRET_KEY='changeme'\n"
+    )
+
+    changes = extract_config_changes(t.read(tmp_path))
+
+    assert [(c.file, c.setting, c.old_value, c.new_value) for c in changes] == [
+        (".env.example", "DATABASE_URL", None, "postgres://localhost/app"),
+        (".env.example", "SECRET_KEY", None, "changeme"),
+    ]
+
+
+def test_overwritten_file_is_diffed_against_its_original(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Rewrite the config.")
+    t.write(
+        "settings.ini",
+        "[app]\ndebug = false\nport = 80\n",
+        original="[app]\ndebug = true\nport = 80\nlegacy = 1\n",
+    )
+
+    changes = extract_config_changes(t.read(tmp_path))
+
+    assert [(c.setting, c.old_value, c.new_value) for c in changes] == [
+        ("app.debug", "true", "false"),
+        ("app.legacy", "1", REMOVED),
+    ]
+
+
+def test_repeated_changes_merge_and_reverted_ones_vanish(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Tune it.")
+    t.edit(".env", "WORKERS=2", "WORKERS=4")
+    t.edit(".env", "WORKERS=4", "WORKERS=8")
+    t.edit(".env", "DEBUG=false", "DEBUG=true")
+    t.edit(".env", "DEBUG=true", "DEBUG=false")
+
+    assert [(c.setting, c.old_value, c.new_value) for c in extract_config_changes(t.read(tmp_path))] == [
+        ("WORKERS", "2", "8")
+    ]
+
+
+def test_failed_edits_and_non_config_files_are_ignored(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Change things.")
+    t.call(
+        "Edit",
+        {"file_path": "/p/.env", "old_string": "A=1", "new_string": "A=2"},
+        "<tool_use_error>String to replace not found in file.</tool_use_error>",
+        is_error=True,
+    )
+    t.edit("src/app.py", "TIMEOUT = 1", "TIMEOUT = 2")
+    t.edit(".gitignore", "*.pyc", "*.pyc\n.coverage")
+
+    assert extract_config_changes(t.read(tmp_path)) == []
+
+
+def test_long_values_are_cut(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Set the key.")
+    t.write(".env", "PUBLIC_KEY=" + "A" * 500 + "\n")
+
+    [change] = extract_config_changes(t.read(tmp_path))
+
+    assert change.new_value is not None and len(change.new_value) == 200 and change.new_value.endswith("…")
+
+
+def test_requirements_and_dockerfile(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Pin and upgrade.")
+    t.edit("requirements.txt", "requests\nflask==2.3.0", "requests==2.32.3\nflask==3.0.0")
+    t.edit("Dockerfile", "FROM python:3.11-slim\nENV PORT=8000", "FROM python:3.12-slim\nENV PORT=8080")
+
+    assert [
+        (c.file, c.setting, c.old_value, c.new_value) for c in extract_config_changes(t.read(tmp_path))
+    ] == [
+        ("requirements.txt", "requests", "*", "==2.32.3"),
+        ("requirements.txt", "flask", "==2.3.0", "==3.0.0"),
+        ("Dockerfile", "FROM", "python:3.11-slim", "python:3.12-slim"),
+        ("Dockerfile", "ENV PORT", "8000", "8080"),
+    ]
+
+
+def test_real_cargo_toml_edit() -> None:
+    """python-to-rust-port adds `[lints.rust] missing_docs = "warn"` to Cargo.toml."""
+    session = read_transcript(TRANSCRIPTS / "python-to-rust-port.jsonl")
+
+    assert extract_config_changes(session) == [
+        ConfigChange(file="Cargo.toml", setting="lints.rust.missing_docs", old_value=None, new_value="warn")
+    ]
+
+
+def test_real_gitignore_edit_is_not_a_setting() -> None:
+    session = read_transcript(TRANSCRIPTS / "coverage-test-fix.jsonl")
+    assert any(c.name == "Edit" and c.input["file_path"].endswith(".gitignore") for c in session.tool_calls)
+
+    assert extract_config_changes(session) == []
+
+
+def test_parsers_on_their_own() -> None:
+    assert parse_toml(PYPROJECT) == {
+        "project.name": "app",
+        "project.dependencies": '["httpx>=0.27"]',
+        "tool.ruff.line-length": "88",
+        "tool.ruff.target-version": "py312",
+    }
+    workflow = "jobs:\n  test:\n    steps:\n    - uses: actions/checkout@v4\n    - run: pytest  # all\n      env:\n        CI: 'true'\n"
+    assert parse_yaml(workflow) == {
+        "jobs.test.steps[0].uses": "actions/checkout@v4",
+        "jobs.test.steps[1].run": "pytest",
+        "jobs.test.steps[1].env.CI": "true",
+    }
+    assert config_parser("/x/Makefile") is None and config_parser("/x/package-lock.json") is None
+    assert config_parser("/x/setup.cfg") is not None and config_parser("/x/.env.local") is not None
