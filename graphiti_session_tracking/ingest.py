@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from .graph.backends import Backend
-from .graph.mapping import resolve_group_id
+from .graph.mapping import iso_time, resolve_group_id
 from .graph.writer import SessionGraphWriter
 from .summary import EnhancedSessionSummarizer, EnhancedSessionSummary, summarize_session
 from .tools import UnifiedToolClassifier
@@ -97,31 +97,40 @@ async def ingest_paths(
 ) -> IngestReport:
     """Summarize and write each source; with `backend=None`, a dry run that writes nothing."""
     report = IngestReport()
-    writer = SessionGraphWriter(backend) if backend is not None else None
+    loaded: list[tuple[Path, EnhancedSessionSummary]] = []
     for source in sources:
         report.sources_seen += 1
         try:
             summary, problems = await load_source(source, classifier, summarizer)
-            report.problems.extend(problems)
-            report.llm_calls += summary.llm_calls
-            report.problems.extend(f"{source}: {note}" for note in summary.notes or [])
-            if writer is None:
-                report.sessions.append(
-                    {
-                        "source": str(source),
-                        "session_id": summary.session_id,
-                        "group_id": resolve_group_id(summary, group_id),
-                        "status": "dry-run",
-                    }
-                )
-                continue
-            result = await writer.ingest(summary, group_id=group_id)
         except (SourceError, OSError, ValueError) as exc:
             report.failed.append({"source": str(source), "error": str(exc)})
             continue
         finally:
             if on_progress is not None:
                 on_progress(source)
+        report.problems.extend(problems)
+        report.problems.extend(f"{source}: {note}" for note in summary.notes or [])
+        report.llm_calls += summary.llm_calls
+        loaded.append((source, summary))
+    # Oldest first, so that each session finds the one it CONTINUES already written.
+    loaded.sort(key=lambda item: (item[1].started_at is None, iso_time(item[1].started_at) or ""))
+    writer = SessionGraphWriter(backend) if backend is not None else None
+    for source, summary in loaded:
+        if writer is None:
+            report.sessions.append(
+                {
+                    "source": str(source),
+                    "session_id": summary.session_id,
+                    "group_id": resolve_group_id(summary, group_id),
+                    "status": "dry-run",
+                }
+            )
+            continue
+        try:
+            result = await writer.ingest(summary, group_id=group_id)
+        except ValueError as exc:  # e.g. an invalid group id derived for this source
+            report.failed.append({"source": str(source), "error": str(exc)})
+            continue
         if result.status == "unchanged":
             report.skipped += 1
         else:

@@ -7,8 +7,10 @@ same summary always maps to exactly the same nodes, edges and property values.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import PurePosixPath
 from typing import Any
 
 from graphiti_core.edges import EntityEdge, EpisodicEdge
@@ -72,8 +74,17 @@ def resolve_group_id(summary: EnhancedSessionSummary, group_id: str | None) -> s
     return group_id_for_project(summary.project_path or "unknown-project")
 
 
-def map_summary(summary: EnhancedSessionSummary, group_id: str, summary_version: int = 1) -> SessionGraph:
-    """The session's graph records, ready for the writer."""
+def map_summary(
+    summary: EnhancedSessionSummary,
+    group_id: str,
+    summary_version: int = 1,
+    previous_session_uuid: str | None = None,
+) -> SessionGraph:
+    """The session's graph records, ready for the writer.
+
+    `previous_session_uuid` is the Session node this one CONTINUES (the project's session that
+    started last before it); the writer looks it up.
+    """
     when = _aware(summary.ended_at or summary.started_at) or _EPOCH
     ep_uuid = episode_uuid(group_id, summary.session_id)
     sid = short_id(summary.session_id)
@@ -86,8 +97,8 @@ def map_summary(summary: EnhancedSessionSummary, group_id: str, summary_version:
         **{f"activity_{dim}": value for dim, value in summary.activity_vector.to_dict().items()},
         "message_count": summary.message_count,
         "duration_minutes": summary.duration_minutes,
-        "started_at": _iso(summary.started_at),
-        "ended_at": _iso(summary.ended_at),
+        "started_at": iso_time(summary.started_at),
+        "ended_at": iso_time(summary.ended_at),
         "git_branch": summary.git_branch,
         "project_path": summary.project_path,
         "source_file": summary.session_file,
@@ -118,11 +129,7 @@ def map_summary(summary: EnhancedSessionSummary, group_id: str, summary_version:
         session_node=session_node,
     )
 
-    for path in summary.files_modified or []:
-        file_node = _entity(
-            graph, Label.FILE, path, name=path, summary=f"File {path}", attributes={"path": path}
-        )
-        _relate(graph, session_node, Relation.MODIFIED_FILE, file_node, f"Session {sid} modified {path}")
+    _map_records(graph, summary, sid, previous_session_uuid)
 
     graph.episode.entity_edges = [edge.uuid for edge in graph.edges]
     for node in [session_node, *graph.entities]:
@@ -136,6 +143,228 @@ def map_summary(summary: EnhancedSessionSummary, group_id: str, summary_version:
             )
         )
     return graph
+
+
+def _map_records(
+    graph: SessionGraph, summary: EnhancedSessionSummary, sid: str, previous_session_uuid: str | None
+) -> None:
+    """Every record of the summary as an entity linked to the session (and to the files it names)."""
+    session = graph.session_node
+    owned = summary.session_id  # records keyed by the session belong to it alone
+
+    files: dict[str, EntityNode] = {}
+
+    def file_node(path: str) -> EntityNode:
+        if path not in files:
+            files[path] = _entity(
+                graph, Label.FILE, path, name=path, summary=f"File {path}", attributes={"path": path}
+            )
+        return files[path]
+
+    for path in summary.files_modified or []:
+        _relate(graph, session, Relation.MODIFIED_FILE, file_node(path), f"Session {sid} modified {path}")
+
+    for tool in summary.tools_used or []:
+        node = _entity(
+            graph,
+            Label.TOOL,
+            tool.name,
+            name=tool.name,
+            summary=f"Tool {tool.name}: {tool.intent} in {tool.domain}",
+            attributes={"tool_name": tool.name, "intent": tool.intent, "domain": tool.domain},
+        )
+        _relate(
+            graph, session, Relation.USED_TOOL, node, f"Session {sid} used {tool.name} ({tool.calls} calls)"
+        )
+
+    for change in summary.config_changes or []:
+        old = change.old_value if change.old_value is not None else "(unset)"
+        node = _entity(
+            graph,
+            Label.CONFIG_CHANGE,
+            _key(owned, change.file, change.setting),
+            name=f"{change.file}: {change.setting}",
+            summary=f"{change.setting} in {change.file}: {old} → {change.new_value}. {change.reason}".strip(),
+            attributes=_present(
+                file=change.file,
+                setting=change.setting,
+                old_value=change.old_value,
+                new_value=change.new_value,
+                reason=change.reason,
+                session_id=summary.session_id,
+            ),
+        )
+        reason = f" because {change.reason}" if change.reason else ""
+        _relate(
+            graph,
+            session,
+            Relation.CHANGED_CONFIG,
+            node,
+            f"Session {sid} changed {change.setting} in {change.file} from {old} to {change.new_value}{reason}",
+        )
+        _relate(
+            graph,
+            node,
+            Relation.CONFIG_IN_FILE,
+            file_node(change.file),
+            f"{change.setting} is set in {change.file}",
+        )
+
+    known_files = list(files)
+    for decision in summary.key_decisions or []:
+        because = f" because {decision.rationale}" if decision.rationale else ""
+        node = _entity(
+            graph,
+            Label.DECISION,
+            _key(owned, decision.decision),
+            name=decision.decision,
+            summary=f"{decision.decision}.{' Why: ' + decision.rationale if decision.rationale else ''}",
+            attributes=_present(
+                decision=decision.decision,
+                rationale=decision.rationale,
+                alternatives=decision.alternatives or [],
+                session_id=summary.session_id,
+            ),
+        )
+        _relate(
+            graph,
+            session,
+            Relation.MADE_DECISION,
+            node,
+            f"Session {sid} decided: {decision.decision}{because}",
+        )
+        text = " ".join([decision.decision, decision.rationale, *(decision.alternatives or [])])
+        for path in _named_files(text, known_files):
+            _relate(
+                graph,
+                node,
+                Relation.AFFECTS_FILE,
+                files[path],
+                f"Decision '{cut(decision.decision, 80)}' affects {path}",
+            )
+
+    for error in summary.errors_resolved or []:
+        node = _entity(
+            graph,
+            Label.ERROR_RESOLUTION,
+            _key(owned, error.error),
+            name=error.error,
+            summary=" ".join(
+                part
+                for part in (
+                    error.error + ".",
+                    f"Root cause: {error.root_cause}." if error.root_cause else "",
+                    f"Fix: {error.fix}." if error.fix else "",
+                )
+                if part
+            ),
+            attributes=_present(
+                error=error.error,
+                root_cause=error.root_cause,
+                fix=error.fix,
+                verification=error.verification,
+                session_id=summary.session_id,
+            ),
+        )
+        cause = f"; root cause: {error.root_cause}" if error.root_cause else ""
+        fix = f"; fixed by {error.fix}" if error.fix else ""
+        _relate(
+            graph,
+            session,
+            Relation.RESOLVED_ERROR,
+            node,
+            f"Session {sid} resolved '{cut(error.error, 120)}'{cause}{fix}",
+        )
+        for path in _named_files(" ".join([error.error, error.root_cause, error.fix]), known_files):
+            _relate(
+                graph,
+                node,
+                Relation.AFFECTS_FILE,
+                files[path],
+                f"Error '{cut(error.error, 80)}' affects {path}",
+            )
+
+    if summary.test_results is not None:
+        tr = summary.test_results
+        label = f"{tr.framework}: {tr.passed}/{tr.total} passed"
+        node = _entity(
+            graph,
+            Label.TEST_RUN,
+            _key(owned, tr.framework),
+            name=label,
+            summary=label + (f", failed: {', '.join(tr.failed_tests)}" if tr.failed_tests else ""),
+            attributes=_present(
+                framework=tr.framework,
+                total=tr.total,
+                passed=tr.passed,
+                failed=tr.failed,
+                skipped=tr.skipped,
+                coverage_pct=tr.coverage_pct,
+                failed_tests=tr.failed_tests or [],
+                session_id=summary.session_id,
+            ),
+        )
+        _relate(graph, session, Relation.RAN_TESTS, node, f"Session {sid} ran {label}")
+
+    for status, relation, tasks, verb in (
+        ("completed", Relation.COMPLETED_TASK, summary.completed_tasks, "completed"),
+        ("next", Relation.PLANNED_NEXT, summary.next_steps, "planned next"),
+    ):
+        for task in tasks or []:
+            node = _entity(
+                graph,
+                Label.TASK,
+                _key(owned, status, task),
+                name=task,
+                summary=f"Task ({status}): {task}",
+                attributes={"status": status, "session_id": summary.session_id},
+            )
+            _relate(graph, session, relation, node, f"Session {sid} {verb}: {task}")
+
+    for discovery in summary.discoveries or []:
+        node = _entity(
+            graph,
+            Label.DISCOVERY,
+            _key(owned, discovery),
+            name=discovery,
+            summary=discovery,
+            attributes={"session_id": summary.session_id},
+        )
+        _relate(graph, session, Relation.DISCOVERED, node, f"Session {sid} discovered: {discovery}")
+
+    if previous_session_uuid is not None and previous_session_uuid != session.uuid:
+        graph.edges.append(
+            EntityEdge(
+                uuid=edge_uuid(graph.group_id, Relation.CONTINUES, session.uuid, previous_session_uuid),
+                group_id=graph.group_id,
+                source_node_uuid=session.uuid,
+                target_node_uuid=previous_session_uuid,
+                name=Relation.CONTINUES.value,
+                fact=f"Session {sid} continues the project's previous session",
+                episodes=[graph.episode.uuid],
+                created_at=graph.episode.valid_at,
+                valid_at=graph.episode.valid_at,
+            )
+        )
+
+
+def _key(*parts: str) -> str:
+    return "\x1f".join(parts)
+
+
+def _present(**values: Any) -> dict[str, Any]:
+    """Attributes without empty values (the graph stores no nulls)."""
+    return {k: v for k, v in values.items() if v is not None and v != ""}
+
+
+def _named_files(text: str, paths: list[str]) -> list[str]:
+    """The known files a text names, by path or by file name as a whole word."""
+    named = []
+    for path in paths:
+        base = PurePosixPath(path).name
+        if path in text or (base and re.search(rf"(?<![\w./-]){re.escape(base)}(?![\w-])", text)):
+            named.append(path)
+    return named
 
 
 def _entity(
@@ -188,6 +417,7 @@ def _aware(value: datetime | None) -> datetime | None:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-def _iso(value: datetime | None) -> str | None:
+def iso_time(value: datetime | None) -> str | None:
+    """How Session start and end times are stored: ISO 8601 in UTC, comparable as text."""
     aware = _aware(value)
-    return aware.isoformat() if aware else None
+    return aware.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00") if aware else None

@@ -18,7 +18,7 @@ from graphiti_core.nodes import EntityNode
 from graphiti_session_tracking.summary import EnhancedSessionSummary
 
 from .backends import Backend
-from .mapping import SessionGraph, map_summary, resolve_group_id
+from .mapping import SessionGraph, iso_time, map_summary, resolve_group_id
 from .schema import SHARED_LABELS, Label
 
 
@@ -93,7 +93,9 @@ class SessionGraphWriter:
     async def ingest(self, summary: EnhancedSessionSummary, group_id: str | None = None) -> WriteResult:
         group = resolve_group_id(summary, group_id)
         driver = await self.backend.driver_for(group)
-        graph = map_summary(summary, group)
+        graph = map_summary(
+            summary, group, previous_session_uuid=await _previous_session(driver, summary, group)
+        )
         attrs = graph.session_node.attributes
         records, _, _ = await driver.execute_query(EXISTING_QUERY, uuid=graph.session_node.uuid)
         existing = records[0] if records else None
@@ -111,6 +113,25 @@ class SessionGraphWriter:
             graph.node_count + 1,
             graph.edge_count,
         )
+
+
+PREVIOUS_SESSION_QUERY = (
+    "MATCH (p:Entity:Session) WHERE p.group_id = $group_id AND p.session_id <> $session_id "
+    "AND p.started_at < $started_at RETURN p.uuid AS uuid ORDER BY p.started_at DESC LIMIT 1"
+)
+
+
+async def _previous_session(
+    driver: GraphDriver, summary: EnhancedSessionSummary, group_id: str
+) -> str | None:
+    """The project's session that started last before this one (what this one CONTINUES)."""
+    if summary.started_at is None:
+        return None
+    started = iso_time(summary.started_at)
+    records, _, _ = await driver.execute_query(
+        PREVIOUS_SESSION_QUERY, group_id=group_id, session_id=summary.session_id, started_at=started
+    )
+    return str(records[0]["uuid"]) if records else None
 
 
 async def _run(driver: GraphDriver, query: str, params: dict[str, Any]) -> None:

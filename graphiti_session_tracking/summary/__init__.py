@@ -1,7 +1,14 @@
 """Session summaries: the EnhancedSessionSummary schema and the extractors that fill it."""
 
 from .llm_summarizer import EnhancedSessionSummarizer
-from .model import ConfigChange, DecisionRecord, EnhancedSessionSummary, ErrorResolution, TestSummary
+from .model import (
+    ConfigChange,
+    DecisionRecord,
+    EnhancedSessionSummary,
+    ErrorResolution,
+    TestSummary,
+    ToolUse,
+)
 from .offline import extract_summary
 from .summarize import summarize_session
 
@@ -12,6 +19,7 @@ __all__ = [
     "EnhancedSessionSummary",
     "ErrorResolution",
     "TestSummary",
+    "ToolUse",
     "extract_summary",
     "summarize_session",
 ]

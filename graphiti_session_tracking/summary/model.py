@@ -62,6 +62,15 @@ class TestSummary(_Record):
         return self
 
 
+class ToolUse(_Record):
+    """One tool the session used: how often, and what it was mostly used for."""
+
+    name: str = Field(min_length=1)
+    calls: NonNegativeInt
+    intent: str
+    domain: str
+
+
 class SummarySegment(_Record):
     """A part of a long session summarized on its own: the messages it covers (inclusive)."""
 
@@ -95,6 +104,7 @@ class EnhancedSessionSummary(_Record):
     test_results: TestSummary | None = None
     files_modified: list[str] | None = None
     mcp_tools_used: list[str] | None = None
+    tools_used: list[ToolUse] | None = None
 
     message_count: NonNegativeInt | None = None
     duration_minutes: NonNegativeInt | None = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from conftest import TRANSCRIPTS
@@ -12,7 +13,7 @@ from graphiti_session_tracking.graph.mapping import map_summary
 from graphiti_session_tracking.graph.queries import run_query
 from graphiti_session_tracking.graph.schema import Label, entity_uuid, group_id_for_project
 from graphiti_session_tracking.graph.writer import SessionGraphWriter
-from graphiti_session_tracking.summary import extract_summary
+from graphiti_session_tracking.summary import extract_summary, summarize_session
 from graphiti_session_tracking.transcripts import read_transcript
 
 PORT = TRANSCRIPTS / "python-to-rust-port.jsonl"
@@ -67,29 +68,58 @@ async def dump(driver: GraphDriver, group_id: str) -> dict[str, Any]:
     }
 
 
-async def test_session_files_and_episode_land_as_the_contract_says(backend: Backend) -> None:
-    summary = extract_summary(read_transcript(PORT))
+async def test_full_session_graph_lands_as_the_contract_says(backend: Backend) -> None:
+    summary = await summarize_session(read_transcript(PORT))
     result = await SessionGraphWriter(backend).ingest(summary)
     group = group_id_for_project("/tmp/tmpqwh7888i")
     assert result.group_id == group and result.status == "created"
     driver = await backend.driver_for(group)
     state = await dump(driver, group)
 
-    labels = [tuple(n["labels"]) for n in state["nodes"]]
-    assert labels.count(("Entity", "Session")) == 1
-    assert labels.count(("Entity", "File")) == len(PORT_FILES)
-    assert labels.count(("Episodic",)) == 1
-    assert len(state["nodes"]) == 2 + len(PORT_FILES)
-
+    tools = {t.name for t in summary.tools_used or []}
+    assert tools == {"Bash", "Edit", "Glob", "Read", "Task", "TodoWrite", "Write"}
+    labels = Counter(next((x for x in n["labels"] if x != "Entity"), "") for n in state["nodes"])
+    assert all("Entity" in n["labels"] for n in state["nodes"] if n["labels"] != ["Episodic"])
+    assert labels == {
+        "Episodic": 1,
+        "Session": 1,
+        "File": len(PORT_FILES),
+        "Task": 9,
+        "ConfigChange": 1,
+        "Decision": 1,
+        "TestRun": 1,
+        "Tool": len(tools),
+    }
     files = {n["props"]["path"] for n in state["nodes"] if "File" in n["labels"]}
     assert files == PORT_FILES
+
     session_uuid = entity_uuid(group, Label.SESSION, summary.session_id)
-    relates = [e for e in state["edges"] if e["type"] == "RELATES_TO"]
+    relates = Counter(e["props"]["name"] for e in state["edges"] if e["type"] == "RELATES_TO")
+    assert relates == {
+        "MODIFIED_FILE": len(PORT_FILES),
+        "COMPLETED_TASK": 9,
+        "USED_TOOL": len(tools),
+        "CHANGED_CONFIG": 1,
+        "CONFIG_IN_FILE": 1,
+        "MADE_DECISION": 1,
+        "RAN_TESTS": 1,
+    }
+    by_name = {e["props"]["name"]: e for e in state["edges"] if e["type"] == "RELATES_TO"}
+    config_uuid = entity_uuid(
+        group, Label.CONFIG_CHANGE, f"{summary.session_id}\x1fCargo.toml\x1flints.rust.missing_docs"
+    )
+    assert by_name["CONFIG_IN_FILE"]["src"] == config_uuid
+    assert by_name["CONFIG_IN_FILE"]["dst"] == entity_uuid(group, Label.FILE, "Cargo.toml")
+    assert by_name["CHANGED_CONFIG"]["props"]["fact"] == (
+        "Session c7d3d95c changed lints.rust.missing_docs in Cargo.toml from (unset) to warn"
+    )
+    assert by_name["MADE_DECISION"]["props"]["fact"].startswith("Session c7d3d95c decided: Used Result<T, E>")
+    assert by_name["RAN_TESTS"]["props"]["fact"] == "Session c7d3d95c ran cargo: 29/29 passed"
+    for edge in state["edges"]:
+        if edge["type"] == "RELATES_TO" and edge["props"]["name"] != "CONFIG_IN_FILE":
+            assert edge["src"] == session_uuid
     mentions = [e for e in state["edges"] if e["type"] == "MENTIONS"]
-    assert len(relates) == len(PORT_FILES)
-    assert all(e["props"]["name"] == "MODIFIED_FILE" and e["src"] == session_uuid for e in relates)
-    assert all("modified" in e["props"]["fact"] for e in relates)
-    assert len(mentions) == 1 + len(PORT_FILES)  # the episode mentions the session and every file
+    assert len(mentions) == len(state["nodes"]) - 1  # the episode mentions every entity it produced
 
     episode = next(n for n in state["nodes"] if n["labels"] == ["Episodic"])
     assert episode["props"]["source"] == "json"
@@ -100,6 +130,8 @@ async def test_session_files_and_episode_land_as_the_contract_says(backend: Back
     assert session["props"]["session_id"] == summary.session_id
     assert session["props"]["summary_version"] == "1"
     assert session["props"]["project_path"] == "/tmp/tmpqwh7888i"
+    test_run = next(n for n in state["nodes"] if "TestRun" in n["labels"])
+    assert test_run["props"]["name"] == "cargo: 29/29 passed" and test_run["props"]["coverage_pct"] == "100.0"
 
 
 async def test_uuids_are_deterministic_and_reingest_changes_nothing(backend: Backend) -> None:
@@ -129,10 +161,17 @@ async def test_changed_summary_replaces_and_keeps_shared_files(backend: Backend)
     assert replaced.status == "replaced" and replaced.summary_version == 2
     driver = await backend.driver_for(first.group_id)
     state = await dump(driver, first.group_id)
-    relates = [e for e in state["edges"] if e["type"] == "RELATES_TO"]
-    assert len(relates) == 2
-    mentions = [e for e in state["edges"] if e["type"] == "MENTIONS"]
-    assert len(mentions) == 3
+    modified = [
+        e for e in state["edges"] if e["type"] == "RELATES_TO" and e["props"]["name"] == "MODIFIED_FILE"
+    ]
+    assert len(modified) == 2
+    mentioned_files = [
+        e
+        for e in state["edges"]
+        if e["type"] == "MENTIONS"
+        and e["dst"] in {n["uuid"] for n in state["nodes"] if "File" in n["labels"]}
+    ]
+    assert len(mentioned_files) == 2  # Cargo.toml (modified and its config) and src/lib.rs
     # File nodes are shared by the group's sessions: kept, only the session's links go.
     assert sum("File" in n["labels"] for n in state["nodes"]) == len(PORT_FILES)
 
@@ -174,7 +213,7 @@ async def test_graphiti_reads_the_records_with_its_own_models(backend: Backend) 
     edge = await EntityEdge.get_by_uuid(driver, expected.edges[0].uuid)
     assert edge.name == "MODIFIED_FILE" and edge.episodes == [expected.episode.uuid]
     by_episode = await EntityEdge.get_by_uuids(driver, episode.entity_edges)
-    assert len(by_episode) == len(PORT_FILES)
+    assert len(by_episode) == len(expected.edges) == 21  # 8 files, 9 tasks, config (2), decision, tests
 
 
 async def test_session_node_carries_the_activity_vector(backend: Backend) -> None:
@@ -192,3 +231,26 @@ async def test_session_node_carries_the_activity_vector(backend: Backend) -> Non
     assert node.attributes["primary_activity"] == summary.activity_vector.primary_activity
     for dim, value in summary.activity_vector.to_dict().items():
         assert node.attributes[f"activity_{dim}"] == value
+
+
+async def test_sessions_of_a_project_continue_each_other_by_time(backend: Backend) -> None:
+    from datetime import timedelta
+
+    base = extract_summary(read_transcript(TRANSCRIPTS / "hello-world-script.jsonl"))
+    assert base.started_at is not None and base.ended_at is not None
+    later = base.model_copy(
+        update={
+            "session_id": "later-session",
+            "started_at": base.started_at + timedelta(days=1),
+            "ended_at": base.ended_at + timedelta(days=1),
+        }
+    )
+    writer = SessionGraphWriter(backend)
+    first = await writer.ingest(base)
+    await writer.ingest(later)
+    driver = await backend.driver_for(first.group_id)
+    records, _, _ = await driver.execute_query(
+        "MATCH (a:Entity:Session)-[r:RELATES_TO]->(b:Entity:Session) WHERE r.name = 'CONTINUES' "
+        "RETURN a.session_id AS later, b.session_id AS earlier"
+    )
+    assert [(r["later"], r["earlier"]) for r in records] == [("later-session", base.session_id)]
