@@ -12,6 +12,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Coroutine
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,8 @@ from .config import AppConfig, ConfigError, GraphConfig, json_schema, load_confi
 from .graph.backends import BackendError, open_backend
 from .graph.queries import run_query
 from .graph.schema import InvalidGroupIdError, validate_group_id
-from .ingest import DEFAULT_TRANSCRIPTS_DIR, discover_sources, ingest_paths
+from .ingest import DEFAULT_TRANSCRIPTS_DIR, discover_sources, prepare, write
+from .ledger import Ledger, default_ledger_path
 from .llm import make_llm_client
 from .summary import EnhancedSessionSummarizer, summarize_session
 from .tools import UnifiedToolClassifier
@@ -180,6 +182,8 @@ def main() -> None:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @_group_option
 @click.option("--dry-run", is_flag=True, help="Read and summarize, write nothing.")
+@click.option("--since", type=click.DateTime(), default=None, help="Only sources modified since (ISO date).")
+@click.option("--force", is_flag=True, help="Ignore the ingest ledger: read and write every source again.")
 @_llm_option
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @backend_options
@@ -187,13 +191,17 @@ def ingest(
     paths: tuple[Path, ...],
     group_id: str | None,
     dry_run: bool,
+    since: datetime | None,
+    force: bool,
     use_llm: bool | None,
     as_json: bool,
     **opts: Any,
 ) -> None:
     """Ingest transcripts (.jsonl), folders of them, or summary .json files.
 
-    Without PATHS, reads ~/.claude/projects. Sources already ingested and unchanged are skipped.
+    Without PATHS, reads ~/.claude/projects. Sources already ingested and unchanged are skipped
+    (the ingest ledger remembers them); a transcript that grew is read from where the last read
+    stopped and its session re-summarized.
 
     \b
     Example:
@@ -207,22 +215,29 @@ def ingest(
     except FileNotFoundError as exc:
         raise UsageFailure(str(exc)) from exc
 
-    async def go() -> dict[str, Any]:
-        with _progress(len(sources), "ingesting") as advance:
-            options: dict[str, Any] = {
-                "group_id": group_id,
-                "classifier": classifier,
-                "summarizer": summarizer,
-                "on_progress": advance,
-            }
-            if dry_run:
-                report = await ingest_paths(None, sources, **options)
-            else:
-                async with open_backend(graph_config) as backend:
-                    report = await ingest_paths(backend, sources, **options)
+    if since is not None and since.tzinfo is None:
+        since = since.astimezone()  # a date typed without a zone means local time
+
+    async def go(ledger: Ledger) -> dict[str, Any]:
+        with _progress(len(sources), "reading") as advance:
+            prepared = await prepare(
+                sources,
+                ledger=ledger,
+                force=force,
+                since=since,
+                classifier=classifier,
+                summarizer=summarizer,
+                on_progress=advance,
+            )
+        if dry_run or not prepared.sources:  # nothing new: the graph is not even opened
+            report = await write(None, prepared, group_id=group_id)
+        else:
+            async with open_backend(graph_config) as backend:
+                report = await write(backend, prepared, ledger=ledger, group_id=group_id)
         return report.to_dict()
 
-    report = _run(go())
+    with Ledger(default_ledger_path(graph_config)) as ledger:
+        report = _run(go(ledger))
     for problem in report["problems"]:
         err_console.print(f"[yellow]warning[/]: {problem}", highlight=False)
     for failure in report["failed"]:

