@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from graphiti_core.embedder.client import EmbedderClient
 from pydantic import ValidationError
 
 from .graph.backends import Backend
@@ -168,12 +169,12 @@ async def write(
     *,
     ledger: Ledger | None = None,
     group_id: str | None = None,
+    embedder: EmbedderClient | None = None,
 ) -> IngestReport:
     """Write the prepared summaries (with `backend=None`, a dry run) and record them in the ledger."""
     report = prepared.report
-    writer = SessionGraphWriter(backend) if backend is not None else None
-    for item in prepared.sources:
-        if writer is None:
+    if backend is None:
+        for item in prepared.sources:
             report.sessions.append(
                 {
                     "source": str(item.path),
@@ -182,12 +183,18 @@ async def write(
                     "status": "dry-run",
                 }
             )
-            continue
+        return report
+    writable: list[PreparedSource] = []
+    for item in prepared.sources:
         try:
-            result = await writer.ingest(item.summary, group_id=group_id)
+            resolve_group_id(item.summary, group_id)
         except ValueError as exc:  # e.g. an invalid group id given for this source
             report.failed.append({"source": str(item.path), "error": str(exc)})
             continue
+        writable.append(item)
+    writer = SessionGraphWriter(backend, embedder=embedder)
+    results = await writer.ingest_many([item.summary for item in writable], group_id=group_id)
+    for item, result in zip(writable, results, strict=True):
         if ledger is not None:
             ledger.record(
                 item.path,
@@ -218,6 +225,7 @@ async def ingest_paths(
     classifier: UnifiedToolClassifier | None = None,
     summarizer: EnhancedSessionSummarizer | None = None,
     on_progress: Callable[[Path], None] | None = None,
+    embedder: EmbedderClient | None = None,
 ) -> IngestReport:
     """Prepare and write in one go (for callers that hold an open backend)."""
     prepared = await prepare(
@@ -229,4 +237,4 @@ async def ingest_paths(
         summarizer=summarizer,
         on_progress=on_progress,
     )
-    return await write(backend, prepared, ledger=ledger, group_id=group_id)
+    return await write(backend, prepared, ledger=ledger, group_id=group_id, embedder=embedder)

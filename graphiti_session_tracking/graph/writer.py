@@ -1,25 +1,32 @@
-"""Write a session's graph records: one atomic Cypher statement per session, no LLM.
+"""Write sessions' graph records in batches: one atomic Cypher statement per batch, no LLM.
 
-A single statement is atomic on both Neo4j and FalkorDB, so a failure leaves either the whole
-session or none of it. Labels and relation names come from the fixed sets in `schema`; all values
-travel as parameters.
+A batch (up to `batch_size` sessions of one group) costs three round trips: the stored content
+hashes, the group's session times (for CONTINUES), and one write statement. A single statement is
+atomic on both Neo4j and FalkorDB, so a failure leaves each session either wholly written or not
+at all. Labels and relation names come from the fixed sets in `schema`; all values travel as
+parameters. With an embedder, names and facts are embedded in one request per batch.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import pairwise
 from typing import Any
 
 from graphiti_core.driver.driver import GraphDriver
 from graphiti_core.edges import EntityEdge, EpisodicEdge
+from graphiti_core.embedder.client import EmbedderClient
 from graphiti_core.nodes import EntityNode
 
 from graphiti_session_tracking.summary import EnhancedSessionSummary
 
 from .backends import Backend
-from .mapping import SessionGraph, iso_time, map_summary, resolve_group_id
-from .schema import SHARED_LABELS, Label
+from .mapping import SessionGraph, content_hash, iso_time, map_summary, resolve_group_id
+from .schema import SHARED_LABELS, Label, entity_uuid
+
+DEFAULT_BATCH_SIZE = 200
 
 
 @dataclass(frozen=True)
@@ -36,7 +43,8 @@ def _param(label: Label) -> str:
     return f"nodes_{label.value}"
 
 
-def _entity_sections() -> list[str]:
+def _entity_sections(kind: str) -> list[str]:
+    vector = "vecf32(row.embedding)" if kind != "neo4j" else "row.embedding"
     sections = []
     for label in Label:
         if label in SHARED_LABELS:
@@ -47,28 +55,34 @@ def _entity_sections() -> list[str]:
             )
         else:
             body = f"MERGE (n:Entity {{uuid: row.uuid}}) SET n:{label.value} SET n = row.props"
+        body += f" FOREACH (_ IN CASE WHEN row.embedding IS NULL THEN [] ELSE [1] END | SET n.name_embedding = {vector})"
         sections.append(f"UNWIND ${_param(label)} AS row {body}")
     return sections
 
 
 _REMOVE_STALE = [
-    # This session's own records that the new summary no longer has.
-    "OPTIONAL MATCH (:Episodic {uuid: $episode_uuid})-[:MENTIONS]->(old:Entity) "
-    "WHERE NOT old.uuid IN $entity_uuids AND NOT old:File AND NOT old:Tool DETACH DELETE old",
-    "OPTIONAL MATCH (:Episodic {uuid: $episode_uuid})-[m:MENTIONS]->(old:Entity) "
-    "WHERE NOT old.uuid IN $entity_uuids DELETE m",
-    "OPTIONAL MATCH (ep:Episodic {uuid: $episode_uuid}) UNWIND coalesce(ep.entity_edges, []) AS eid "
-    "OPTIONAL MATCH ()-[r:RELATES_TO {uuid: eid}]->() WHERE NOT eid IN $edge_uuids DELETE r",
+    # Replaced sessions lose their own records that the new summary no longer has.
+    "UNWIND $replaced AS rep OPTIONAL MATCH (:Episodic {uuid: rep.episode_uuid})-[:MENTIONS]->(old:Entity) "
+    "WHERE NOT old.uuid IN rep.entity_uuids AND NOT old:File AND NOT old:Tool DETACH DELETE old",
+    "UNWIND $replaced AS rep OPTIONAL MATCH (:Episodic {uuid: rep.episode_uuid})-[m:MENTIONS]->(old:Entity) "
+    "WHERE NOT old.uuid IN rep.entity_uuids DELETE m",
+    "UNWIND $replaced AS rep OPTIONAL MATCH (ep:Episodic {uuid: rep.episode_uuid}) "
+    "UNWIND coalesce(ep.entity_edges, []) AS eid "
+    "OPTIONAL MATCH ()-[r:RELATES_TO {uuid: eid}]->() WHERE NOT eid IN rep.edge_uuids DELETE r",
 ]
 
-_WRITE = [
-    "MERGE (ep:Episodic {uuid: $episode.uuid}) SET ep = $episode",
-    *_entity_sections(),
-    "UNWIND $edges AS row MATCH (a:Entity {uuid: row.source}) MATCH (b:Entity {uuid: row.target}) "
-    "MERGE (a)-[r:RELATES_TO {uuid: row.uuid}]->(b) SET r = row.props",
-    "UNWIND $mentions AS row MATCH (ep:Episodic {uuid: row.source}) MATCH (n:Entity {uuid: row.target}) "
-    "MERGE (ep)-[r:MENTIONS {uuid: row.uuid}]->(n) SET r = row.props",
-]
+
+def _write_sections(kind: str) -> list[str]:
+    vector = "vecf32(row.embedding)" if kind != "neo4j" else "row.embedding"
+    return [
+        "UNWIND $episodes AS row MERGE (ep:Episodic {uuid: row.uuid}) SET ep = row",
+        *_entity_sections(kind),
+        "UNWIND $edges AS row MATCH (a:Entity {uuid: row.source}) MATCH (b:Entity {uuid: row.target}) "
+        "MERGE (a)-[r:RELATES_TO {uuid: row.uuid}]->(b) SET r = row.props "
+        f"FOREACH (_ IN CASE WHEN row.embedding IS NULL THEN [] ELSE [1] END | SET r.fact_embedding = {vector})",
+        "UNWIND $mentions AS row MATCH (ep:Episodic {uuid: row.source}) MATCH (n:Entity {uuid: row.target}) "
+        "MERGE (ep)-[r:MENTIONS {uuid: row.uuid}]->(n) SET r = row.props",
+    ]
 
 
 def _chain(sections: list[str]) -> str:
@@ -77,65 +91,174 @@ def _chain(sections: list[str]) -> str:
     return " ".join(parts) + " RETURN 1 AS done"
 
 
-INSERT_QUERY = _chain(_WRITE)
-REPLACE_QUERY = _chain([*_REMOVE_STALE, *_WRITE])
+def write_query(kind: str) -> str:
+    """The batch write statement for a backend kind ("neo4j" or a FalkorDB one)."""
+    return _chain([*_REMOVE_STALE, *_write_sections(kind)])
+
+
 EXISTING_QUERY = (
-    "MATCH (s:Entity {uuid: $uuid}) RETURN s.content_hash AS content_hash, s.summary_version AS version"
+    "UNWIND $uuids AS u MATCH (s:Entity {uuid: u}) "
+    "RETURN s.uuid AS uuid, s.content_hash AS content_hash, s.summary_version AS version"
 )
+SESSION_TIMES_QUERY = (
+    "MATCH (s:Entity:Session) WHERE s.group_id = $group_id AND s.started_at IS NOT NULL "
+    "RETURN s.uuid AS uuid, s.session_id AS session_id, s.started_at AS started_at"
+)
+
+
+@dataclass
+class _Batch:
+    graphs: list[SessionGraph] = field(default_factory=list)
+    replaced: list[dict[str, Any]] = field(default_factory=list)
 
 
 class SessionGraphWriter:
-    """Ingest summaries into an open backend; idempotent and atomic per session."""
+    """Ingest summaries into an open backend; idempotent, and atomic per batch of sessions."""
 
-    def __init__(self, backend: Backend) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        embedder: EmbedderClient | None = None,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+    ) -> None:
         self.backend = backend
+        self.embedder = embedder
+        self.batch_size = batch_size
 
     async def ingest(self, summary: EnhancedSessionSummary, group_id: str | None = None) -> WriteResult:
-        group = resolve_group_id(summary, group_id)
-        driver = await self.backend.driver_for(group)
-        graph = map_summary(
-            summary, group, previous_session_uuid=await _previous_session(driver, summary, group)
-        )
-        attrs = graph.session_node.attributes
-        records, _, _ = await driver.execute_query(EXISTING_QUERY, uuid=graph.session_node.uuid)
-        existing = records[0] if records else None
-        if existing is not None and existing["content_hash"] == attrs["content_hash"]:
-            return WriteResult(summary.session_id, group, "unchanged", int(existing["version"] or 1), 0, 0)
-        version = int(existing["version"] or 0) + 1 if existing is not None else 1
-        attrs["summary_version"] = version
-        query = REPLACE_QUERY if existing is not None else INSERT_QUERY
-        await _run(driver, query, _params(graph, self.backend.kind))
-        return WriteResult(
-            summary.session_id,
-            group,
-            "replaced" if existing is not None else "created",
-            version,
-            graph.node_count + 1,
-            graph.edge_count,
-        )
+        return (await self.ingest_many([summary], group_id=group_id))[0]
+
+    async def ingest_many(
+        self, summaries: Sequence[EnhancedSessionSummary], group_id: str | None = None
+    ) -> list[WriteResult]:
+        """Write many sessions, grouped by project and batched; results in the given order."""
+        results: dict[int, WriteResult] = {}
+        by_group: dict[str, list[int]] = {}
+        for index, summary in enumerate(summaries):
+            by_group.setdefault(resolve_group_id(summary, group_id), []).append(index)
+        for group, indices in by_group.items():
+            driver = await self.backend.driver_for(group)
+            for start in range(0, len(indices), self.batch_size):
+                chunk = indices[start : start + self.batch_size]
+                written = await self._write_batch(driver, group, [summaries[i] for i in chunk])
+                results.update(zip(chunk, written, strict=True))
+        return [results[i] for i in range(len(summaries))]
+
+    async def _write_batch(
+        self, driver: GraphDriver, group: str, summaries: list[EnhancedSessionSummary]
+    ) -> list[WriteResult]:
+        uuids = [session_uuid(s, group) for s in summaries]
+        records, _, _ = await driver.execute_query(EXISTING_QUERY, uuids=uuids)
+        existing = {r["uuid"]: r for r in records}
+        previous = await self._previous_sessions(driver, group, summaries)
+
+        batch = _Batch()
+        results: list[WriteResult] = []
+        seen: set[str] = set()
+        for summary, uuid in zip(summaries, uuids, strict=True):
+            old = existing.get(uuid)
+            if (old is not None and old["content_hash"] == content_hash(summary)) or uuid in seen:
+                version = int(old["version"] or 1) if old is not None else 1
+                results.append(WriteResult(summary.session_id, group, "unchanged", version, 0, 0))
+                continue
+            seen.add(uuid)
+            version = int(old["version"] or 0) + 1 if old is not None else 1
+            graph = map_summary(summary, group, version, previous.get(summary.session_id))
+            batch.graphs.append(graph)
+            if old is not None:
+                batch.replaced.append(
+                    {
+                        "episode_uuid": graph.episode.uuid,
+                        "entity_uuids": [n.uuid for n in [graph.session_node, *graph.entities]],
+                        "edge_uuids": [e.uuid for e in graph.edges],
+                    }
+                )
+            status = "replaced" if old is not None else "created"
+            results.append(
+                WriteResult(
+                    summary.session_id, group, status, version, graph.node_count + 1, graph.edge_count
+                )
+            )
+        if batch.graphs:
+            params = await self._params(batch)
+            await driver.execute_query(write_query(self.backend.kind), **params)
+        return results
+
+    async def _previous_sessions(
+        self, driver: GraphDriver, group: str, summaries: list[EnhancedSessionSummary]
+    ) -> dict[str, str]:
+        """For each summary, the uuid of the group's session that started last before it."""
+        records, _, _ = await driver.execute_query(SESSION_TIMES_QUERY, group_id=group)
+        known = {r["session_id"]: (str(r["started_at"]), str(r["uuid"])) for r in records}
+        for summary in summaries:
+            started = iso_time(summary.started_at)
+            if started is not None:
+                known[summary.session_id] = (started, session_uuid(summary, group))
+        timeline = sorted(known.items(), key=lambda item: item[1][0])
+        previous: dict[str, str] = {}
+        for (_, (_, before_uuid)), (session_id, _) in pairwise(timeline):
+            previous[session_id] = before_uuid
+        return previous
+
+    async def _params(self, batch: _Batch) -> dict[str, Any]:
+        kind = self.backend.kind
+        node_rows: dict[str, dict[str, Any]] = {}
+        node_labels: dict[str, Label] = {}
+        edges: list[dict[str, Any]] = []
+        mentions: list[dict[str, Any]] = []
+        for graph in batch.graphs:
+            for node in [graph.session_node, *graph.entities]:
+                # A File or Tool shared by two sessions of the batch is written once.
+                node_rows.setdefault(
+                    node.uuid,
+                    {
+                        "uuid": node.uuid,
+                        "created_at": _time(node.created_at, kind),
+                        "props": _node_props(node, kind),
+                    },
+                )
+                node_labels[node.uuid] = Label(node.labels[0])
+            edges += [
+                {
+                    "uuid": e.uuid,
+                    "source": e.source_node_uuid,
+                    "target": e.target_node_uuid,
+                    "props": _edge_props(e, kind),
+                }
+                for e in graph.edges
+            ]
+            mentions += [
+                {
+                    "uuid": m.uuid,
+                    "source": m.source_node_uuid,
+                    "target": m.target_node_uuid,
+                    "props": _mention_props(m, kind),
+                }
+                for m in graph.mentions
+            ]
+        await self._embed(list(node_rows.values()), edges)
+        params: dict[str, Any] = {
+            "replaced": batch.replaced,
+            "episodes": [_episode_props(g, kind) for g in batch.graphs],
+            "edges": edges,
+            "mentions": mentions,
+        }
+        for label in Label:
+            params[_param(label)] = [row for uuid, row in node_rows.items() if node_labels[uuid] is label]
+        return params
+
+    async def _embed(self, nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> None:
+        """Embed every name and fact of the batch in one request; without an embedder, none."""
+        texts = [row["props"]["name"] for row in nodes] + [row["props"]["fact"] for row in edges]
+        vectors: list[list[float] | None] = [None] * len(texts)
+        if self.embedder is not None and texts:
+            vectors = list(await self.embedder.create_batch([t.replace("\n", " ") for t in texts]))
+        for row, vector in zip([*nodes, *edges], vectors, strict=True):
+            row["embedding"] = vector
 
 
-PREVIOUS_SESSION_QUERY = (
-    "MATCH (p:Entity:Session) WHERE p.group_id = $group_id AND p.session_id <> $session_id "
-    "AND p.started_at < $started_at RETURN p.uuid AS uuid ORDER BY p.started_at DESC LIMIT 1"
-)
-
-
-async def _previous_session(
-    driver: GraphDriver, summary: EnhancedSessionSummary, group_id: str
-) -> str | None:
-    """The project's session that started last before this one (what this one CONTINUES)."""
-    if summary.started_at is None:
-        return None
-    started = iso_time(summary.started_at)
-    records, _, _ = await driver.execute_query(
-        PREVIOUS_SESSION_QUERY, group_id=group_id, session_id=summary.session_id, started_at=started
-    )
-    return str(records[0]["uuid"]) if records else None
-
-
-async def _run(driver: GraphDriver, query: str, params: dict[str, Any]) -> None:
-    await driver.execute_query(query, **params)
+def session_uuid(summary: EnhancedSessionSummary, group: str) -> str:
+    return entity_uuid(group, Label.SESSION, summary.session_id)
 
 
 def _time(value: datetime | None, kind: str) -> Any:
@@ -174,47 +297,16 @@ def _mention_props(edge: EpisodicEdge, kind: str) -> dict[str, Any]:
     return {"uuid": edge.uuid, "group_id": edge.group_id, "created_at": _time(edge.created_at, kind)}
 
 
-def _params(graph: SessionGraph, kind: str) -> dict[str, Any]:
+def _episode_props(graph: SessionGraph, kind: str) -> dict[str, Any]:
     episode = graph.episode
-    nodes = [graph.session_node, *graph.entities]
-    params: dict[str, Any] = {
-        "episode_uuid": episode.uuid,
-        "episode": {
-            "uuid": episode.uuid,
-            "name": episode.name,
-            "group_id": episode.group_id,
-            "source": episode.source.value,
-            "source_description": episode.source_description,
-            "content": episode.content,
-            "entity_edges": episode.entity_edges,
-            "created_at": _time(episode.created_at, kind),
-            "valid_at": _time(episode.valid_at, kind),
-        },
-        "entity_uuids": [n.uuid for n in nodes],
-        "edge_uuids": [e.uuid for e in graph.edges],
-        "edges": [
-            {
-                "uuid": e.uuid,
-                "source": e.source_node_uuid,
-                "target": e.target_node_uuid,
-                "props": _edge_props(e, kind),
-            }
-            for e in graph.edges
-        ],
-        "mentions": [
-            {
-                "uuid": m.uuid,
-                "source": m.source_node_uuid,
-                "target": m.target_node_uuid,
-                "props": _mention_props(m, kind),
-            }
-            for m in graph.mentions
-        ],
+    return {
+        "uuid": episode.uuid,
+        "name": episode.name,
+        "group_id": episode.group_id,
+        "source": episode.source.value,
+        "source_description": episode.source_description,
+        "content": episode.content,
+        "entity_edges": episode.entity_edges,
+        "created_at": _time(episode.created_at, kind),
+        "valid_at": _time(episode.valid_at, kind),
     }
-    for label in Label:
-        params[_param(label)] = [
-            {"uuid": n.uuid, "created_at": _time(n.created_at, kind), "props": _node_props(n, kind)}
-            for n in nodes
-            if n.labels[0] == label.value
-        ]
-    return params

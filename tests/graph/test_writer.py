@@ -6,6 +6,7 @@ from collections import Counter
 from typing import Any
 
 from conftest import TRANSCRIPTS
+from fake_openai import FakeOpenAI
 from graphiti_core.driver.driver import GraphDriver
 
 from graphiti_session_tracking.graph.backends import Backend
@@ -254,3 +255,42 @@ async def test_sessions_of_a_project_continue_each_other_by_time(backend: Backen
         "RETURN a.session_id AS later, b.session_id AS earlier"
     )
     assert [(r["later"], r["earlier"]) for r in records] == [("later-session", base.session_id)]
+
+
+async def test_embeddings_written_in_one_request_per_batch(backend: Backend, fake_openai: FakeOpenAI) -> None:
+    from graphiti_core.edges import EntityEdge
+    from graphiti_core.embedder.openai import OpenAIEmbedder, OpenAIEmbedderConfig
+    from graphiti_core.nodes import EntityNode
+
+    embedder = OpenAIEmbedder(
+        OpenAIEmbedderConfig(api_key="k", base_url=fake_openai.base_url, embedding_dim=16)
+    )
+    summaries = [extract_summary(read_transcript(t)) for t in sorted(TRANSCRIPTS.glob("*.jsonl"))]
+    results = await SessionGraphWriter(backend, embedder=embedder).ingest_many(summaries)
+    assert all(r.status == "created" for r in results)
+    assert len(fake_openai.calls("/embeddings")) == len({r.group_id for r in results})  # one per batch
+    port = next(s for s in summaries if s.session_id.startswith("c7d3d95c"))
+    group = next(r.group_id for r in results if r.session_id == port.session_id)
+    driver = await backend.driver_for(group)
+    graph = map_summary(port, group)
+    node = await EntityNode.get_by_uuid(driver, graph.session_node.uuid)
+    await node.load_name_embedding(driver)
+    assert node.name_embedding is not None and len(node.name_embedding) == 16
+    edge = await EntityEdge.get_by_uuid(driver, graph.edges[0].uuid)
+    await edge.load_fact_embedding(driver)
+    assert edge.fact_embedding is not None and len(edge.fact_embedding) == 16
+
+
+async def test_many_sessions_in_one_batch_equal_one_by_one(backend: Backend) -> None:
+    summaries = [extract_summary(read_transcript(t)) for t in sorted(TRANSCRIPTS.glob("*.jsonl"))]
+    writer = SessionGraphWriter(backend)
+    batched = await writer.ingest_many(summaries)
+    states = {}
+    for result in batched:
+        driver = await backend.driver_for(result.group_id)
+        states[result.group_id] = await dump(driver, result.group_id)
+        await driver.execute_query("MATCH (n) WHERE n.group_id = $g DETACH DELETE n", g=result.group_id)
+    for summary in summaries:
+        await writer.ingest(summary)
+    for group, state in states.items():
+        assert await dump(await backend.driver_for(group), group) == state
