@@ -27,7 +27,7 @@ from .graph.queries import run_query
 from .graph.schema import InvalidGroupIdError, validate_group_id
 from .ingest import DEFAULT_TRANSCRIPTS_DIR, discover_sources, prepare, write
 from .ledger import Ledger, default_ledger_path
-from .llm import make_llm_client
+from .llm import make_embedder, make_llm_client
 from .summary import EnhancedSessionSummarizer, summarize_session
 from .tools import UnifiedToolClassifier
 from .transcripts import TranscriptNotFoundError, read_transcript
@@ -209,6 +209,10 @@ def ingest(
     """
     config, graph_config = _graph_config(opts)
     classifier, summarizer = _pipeline(config, use_llm)
+    try:
+        embedder = make_embedder(config.embedder)
+    except ConfigError as exc:
+        raise UsageFailure(str(exc)) from exc
     roots = list(paths) or [DEFAULT_TRANSCRIPTS_DIR]
     try:
         sources = discover_sources(roots)
@@ -233,7 +237,7 @@ def ingest(
             report = await write(None, prepared, group_id=group_id)
         else:
             async with open_backend(graph_config) as backend:
-                report = await write(backend, prepared, ledger=ledger, group_id=group_id)
+                report = await write(backend, prepared, ledger=ledger, group_id=group_id, embedder=embedder)
         return report.to_dict()
 
     with Ledger(default_ledger_path(graph_config)) as ledger:
