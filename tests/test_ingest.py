@@ -101,3 +101,46 @@ def test_cli_second_run_skips_and_grown_file_is_reingested(
     assert ingest("--force")["sessions"][0]["status"] == "unchanged"  # re-read, same content: no write
     future = ingest("--since", "2999-01-01")
     assert future["skipped"] == 2 and future["sessions"] == []
+
+
+def test_two_ingest_processes_at_once_make_no_duplicates(graph_config: GraphConfig, tmp_path: Path) -> None:
+    import asyncio
+
+    from graphiti_session_tracking.graph.backends import open_backend as opener
+
+    command = [
+        sys.executable,
+        "-m",
+        "graphiti_session_tracking",
+        "ingest",
+        str(TRANSCRIPTS),
+        "--json",
+        *backend_cli_args(graph_config),
+    ]
+    env = {**os.environ, "GRAPHITI_HOME": str(tmp_path / "home")}
+    procs = [
+        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        for _ in range(2)
+    ]
+    outputs = [p.communicate(timeout=300) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [o[1] for o in outputs]
+    reports = [json.loads(o[0]) for o in outputs]
+    assert sum(r["ingested"] for r in reports) >= 7
+
+    async def duplicates() -> int:
+        async with opener(graph_config) as backend:
+            total = 0
+            groups = await backend.list_groups() if backend.graph_per_group else [None]
+            for group in groups:
+                driver = backend.driver if group is None else await backend.driver_for(group)
+                records, _, _ = await driver.execute_query(
+                    "MATCH (n) WITH n.uuid AS uuid, count(*) AS c WHERE c > 1 RETURN count(uuid) AS dupes"
+                )
+                total += records[0]["dupes"]
+                records, _, _ = await driver.execute_query(
+                    "MATCH ()-[r]->() WITH r.uuid AS uuid, count(*) AS c WHERE c > 1 RETURN count(uuid) AS dupes"
+                )
+                total += records[0]["dupes"]
+            return total
+
+    assert asyncio.run(duplicates()) == 0

@@ -139,6 +139,11 @@ async def _open_neo4j(config: GraphConfig) -> Backend:
     try:
         await asyncio.wait_for(driver.client.verify_connectivity(), timeout=config.connect_timeout_s)
         await driver.build_indices_and_constraints()
+        # The writer's per-group lock node must be unique, or two writers could each create one.
+        await driver.execute_query(
+            "CREATE CONSTRAINT graphiti_sessions_lock IF NOT EXISTS "
+            "FOR (l:GraphitiSessionsLock) REQUIRE l.group IS UNIQUE"
+        )
     except BaseException as exc:
         with contextlib.suppress(Exception):
             await driver.close()

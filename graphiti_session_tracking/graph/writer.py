@@ -91,9 +91,19 @@ def _chain(sections: list[str]) -> str:
     return " ".join(parts) + " RETURN 1 AS done"
 
 
+# Neo4j runs statements concurrently and MERGE alone does not stop two writers from creating the
+# same node: each batch first takes the write lock of its group's lock node (unique by a
+# constraint made when the backend opens), so writers of one group go one at a time. FalkorDB runs
+# a graph's writes one at a time already.
+_LOCK_GROUP = (
+    "MERGE (lock:GraphitiSessionsLock {group: $group_id}) SET lock.writes = coalesce(lock.writes, 0) + 1"
+)
+
+
 def write_query(kind: str) -> str:
     """The batch write statement for a backend kind ("neo4j" or a FalkorDB one)."""
-    return _chain([*_REMOVE_STALE, *_write_sections(kind)])
+    lock = [_LOCK_GROUP] if kind == "neo4j" else []
+    return _chain([*lock, *_REMOVE_STALE, *_write_sections(kind)])
 
 
 EXISTING_QUERY = (
@@ -181,7 +191,7 @@ class SessionGraphWriter:
             )
         if batch.graphs:
             params = await self._params(batch)
-            await driver.execute_query(write_query(self.backend.kind), **params)
+            await driver.execute_query(write_query(self.backend.kind), group_id=group, **params)
         return results
 
     async def _previous_sessions(

@@ -294,3 +294,34 @@ async def test_many_sessions_in_one_batch_equal_one_by_one(backend: Backend) -> 
         await writer.ingest(summary)
     for group, state in states.items():
         assert await dump(await backend.driver_for(group), group) == state
+
+
+async def test_a_failure_mid_statement_leaves_no_partial_session(backend: Backend) -> None:
+    good = extract_summary(read_transcript(TRANSCRIPTS / "hello-world-script.jsonl"))
+    bad = good.model_copy(update={"session_id": "bad-session", "discoveries": ["boom"]})
+    writer = SessionGraphWriter(backend)
+    original = writer._params
+
+    async def poisoned(batch):  # type: ignore[no-untyped-def]
+        params = await original(batch)
+        # A map is not a valid property value: the statement fails at the Discovery section,
+        # after the episode, Session and File sections of the same statement already ran.
+        params["nodes_Discovery"][0]["props"]["bad"] = {"nested": {"map": 1}}
+        return params
+
+    writer._params = poisoned  # type: ignore[method-assign]
+    try:
+        await writer.ingest_many([good, bad])
+    except Exception:
+        pass
+    else:
+        raise AssertionError("the poisoned write should fail")
+    group = group_id_for_project("/tmp/tmp74wiyiny")
+    driver = await backend.driver_for(group)
+    records, _, _ = await driver.execute_query(
+        "MATCH (n) WHERE n.group_id = $g RETURN count(n) AS c", g=group
+    )
+    assert records[0]["c"] == 0
+    writer._params = original  # type: ignore[method-assign]
+    results = await writer.ingest_many([good, bad])
+    assert [r.status for r in results] == ["created", "created"]
