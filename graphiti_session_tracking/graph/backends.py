@@ -18,6 +18,7 @@ import atexit
 import contextlib
 import fcntl
 import json
+import logging
 import os
 import re
 import shutil
@@ -36,6 +37,9 @@ from graphiti_session_tracking.config import GraphConfig
 from .schema import validate_group_id
 
 LOCK_WAIT_S = 30.0
+
+# Neo4j reports "property key does not exist" for every query on a young database: not for users.
+logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
 
 
 class BackendError(Exception):
