@@ -325,3 +325,42 @@ async def test_a_failure_mid_statement_leaves_no_partial_session(backend: Backen
     writer._params = original  # type: ignore[method-assign]
     results = await writer.ingest_many([good, bad])
     assert [r.status for r in results] == ["created", "created"]
+
+
+async def test_replacing_a_summary_leaves_no_orphans(backend: Backend) -> None:
+    from graphiti_session_tracking.summary import DecisionRecord, ErrorResolution
+
+    base = extract_summary(read_transcript(TRANSCRIPTS / "hello-world-script.jsonl"))
+    first = base.model_copy(
+        update={
+            "key_decisions": [DecisionRecord(decision="Use bash for hello.sh", rationale="simplest")],
+            "errors_resolved": [ErrorResolution(error="Permission denied: hello.sh", fix="chmod +x")],
+            "discoveries": ["The repo is empty"],
+        }
+    )
+    writer = SessionGraphWriter(backend)
+    created = await writer.ingest(first)
+    second = base.model_copy(
+        update={"key_decisions": [DecisionRecord(decision="Use sh for portability", rationale="POSIX")]}
+    )
+    replaced = await writer.ingest(second)
+    assert replaced.status == "replaced"
+    driver = await backend.driver_for(created.group_id)
+    state = await dump(driver, created.group_id)
+    labels = Counter(next((x for x in n["labels"] if x != "Entity"), "") for n in state["nodes"])
+    assert labels["Decision"] == 1 and labels["ErrorResolution"] == 0 and labels["Discovery"] == 0
+    names = {n["props"]["name"] for n in state["nodes"]}
+    assert "Use sh for portability" in names and "Use bash for hello.sh" not in names
+    uuids = {n["uuid"] for n in state["nodes"]}
+    assert all(e["src"] in uuids and e["dst"] in uuids for e in state["edges"])
+    relations = Counter(e["props"].get("name") for e in state["edges"] if e["type"] == "RELATES_TO")
+    assert relations["AFFECTS_FILE"] == 0 and relations["RESOLVED_ERROR"] == 0
+    assert relations["MADE_DECISION"] == 1
+    # A fresh ingest of the second summary gives the same graph, but for summary_version.
+    await driver.execute_query("MATCH (n) WHERE n.group_id = $g DETACH DELETE n", g=created.group_id)
+    await writer.ingest(second)
+    fresh = await dump(driver, created.group_id)
+    for s in (state, fresh):
+        for n in s["nodes"]:
+            n["props"].pop("summary_version", None)
+    assert fresh == state
