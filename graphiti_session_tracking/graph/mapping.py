@@ -85,7 +85,8 @@ def map_summary(
     `previous_session_uuid` is the Session node this one CONTINUES (the project's session that
     started last before it); the writer looks it up.
     """
-    when = _aware(summary.ended_at or summary.started_at) or _EPOCH
+    # In UTC, so that times stored as text (FalkorDB) compare correctly.
+    when = (_aware(summary.ended_at or summary.started_at) or _EPOCH).astimezone(UTC)
     ep_uuid = episode_uuid(group_id, summary.session_id)
     sid = short_id(summary.session_id)
 

@@ -1,23 +1,115 @@
-"""The canned Cypher queries (graph/cypher/*.cypher), run over one group or every group."""
+"""The canned Cypher queries (graph/cypher/*.cypher), run over one group or every group.
+
+Each query is one parameterized Cypher text that runs unchanged on Neo4j and FalkorDB; only the
+types of time parameters differ (Neo4j stores edge times as DateTime, FalkorDB as ISO strings),
+and that conversion lives here, keyed on `backend.kind`.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from datetime import UTC, date, datetime, time
 from importlib import resources
 from typing import Any
 
+from graphiti_session_tracking.activity import ACTIVITY_DIMENSIONS, DOMINANT_THRESHOLD
+
 from .backends import Backend
+from .mapping import iso_time
 
-QUERY_NAMES = ("files",)
+QUERY_NAMES = ("decisions", "errors", "config-changes", "files", "sessions", "tests", "session")
 
-# How rows from several groups are ordered once merged: (key, descending) pairs per query.
-_ORDER: dict[str, list[tuple[str, bool]]] = {"files": [("path", False), ("sessions", True)]}
+# The filters each query takes (besides group_id and limit); all default to null (no filter).
+QUERY_FILTERS: dict[str, tuple[str, ...]] = {
+    "decisions": ("file", "text", "since", "until", "session"),
+    "errors": ("text", "root_cause", "file", "since", "until", "session"),
+    "config-changes": ("setting", "file", "since", "until", "session"),
+    "files": ("since", "until"),
+    "sessions": ("activity", "text", "since", "until"),
+    "tests": ("session", "since", "until"),
+    "session": ("session",),
+}
+
+# How rows from several groups are ordered once merged, most significant key first.
+_ORDER: dict[str, list[tuple[str, bool]]] = {
+    "decisions": [("valid_at", True), ("decision", False)],
+    "errors": [("valid_at", True), ("error", False)],
+    "config-changes": [("valid_at", False), ("file", False), ("setting", False)],
+    "files": [("sessions", True), ("path", False)],
+    "sessions": [("activity_score", True), ("started_at", True)],
+    "tests": [("valid_at", False), ("session_id", False)],
+    "session": [("session_id", False), ("relation", False), ("name", False)],
+}
+
+# Without --limit, a bound no real graph reaches (Cypher's LIMIT needs a number).
+NO_LIMIT = 1_000_000
+
+
+class QueryError(ValueError):
+    """A query name, filter or filter value that cannot be used; the message says which."""
 
 
 def cypher(name: str) -> str:
     """The text of a canned query, comments included (they say what it answers)."""
     if name not in QUERY_NAMES:
-        raise ValueError(f"unknown query {name!r}; known: {', '.join(QUERY_NAMES)}")
+        raise QueryError(f"unknown query {name!r}; known: {', '.join(QUERY_NAMES)}")
     return resources.files(__package__).joinpath("cypher", f"{name}.cypher").read_text(encoding="utf-8")
+
+
+def parse_time(value: str | date | datetime, end_of_day: bool = False) -> datetime:
+    """An aware UTC datetime from an ISO date or timestamp; a value without a zone is UTC.
+
+    A bare date is the start of that day, or with `end_of_day` its last microsecond, so that
+    `--until 2026-01-21` includes the whole day.
+    """
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            parsed: date | datetime = (
+                date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
+            )
+        except ValueError:
+            raise QueryError(
+                f"invalid date {value!r}: use an ISO date (2026-01-21) or timestamp (2026-01-21T09:30:00Z)"
+            ) from None
+    else:
+        parsed = value
+    if not isinstance(parsed, datetime):
+        parsed = datetime.combine(parsed, time.max if end_of_day else time.min)
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC)
+
+
+def time_param(moment: datetime, kind: str) -> Any:
+    """Edge valid_at is a DateTime on Neo4j (compare with a datetime) and ISO text on FalkorDB."""
+    return moment if kind == "neo4j" else moment.isoformat()
+
+
+def query_params(kind: str, name: str, filters: Mapping[str, Any]) -> dict[str, Any]:
+    """The Cypher parameters of a query from its filters (missing ones are null)."""
+    allowed = QUERY_FILTERS[name]
+    unknown = sorted(set(filters) - set(allowed))
+    if unknown:
+        raise QueryError(
+            f"query {name!r} takes no filter {', '.join(unknown)}; it takes {', '.join(allowed)}"
+        )
+    values = {key: filters.get(key) for key in allowed}
+    params: dict[str, Any] = {k: v for k, v in values.items() if k not in ("since", "until")}
+    for key in ("since", "until"):
+        raw = values.get(key)
+        moment = None if raw is None else parse_time(raw, end_of_day=key == "until")
+        params[key] = None if moment is None else time_param(moment, kind)
+        # Session start and end are fixed-format UTC text on both backends.
+        params[f"{key}_text"] = iso_time(moment)
+    if name == "sessions":
+        activity = values.get("activity")
+        if activity is not None and activity not in ACTIVITY_DIMENSIONS:
+            raise QueryError(f"unknown activity {activity!r}; known: {', '.join(ACTIVITY_DIMENSIONS)}")
+        params["threshold"] = DOMINANT_THRESHOLD
+    if name == "session" and not values.get("session"):
+        raise QueryError("query 'session' needs a session id (or its 8-character prefix)")
+    return params
 
 
 def _plain(value: Any) -> Any:
@@ -31,12 +123,33 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _row(record: Mapping[str, Any]) -> dict[str, Any]:
+    row = {key: _plain(value) for key, value in dict(record).items()}
+    if isinstance(row.get("files"), list):
+        row["files"] = sorted(row["files"])  # collect() has no order on either backend
+    return row
+
+
 async def run_query(
-    backend: Backend, name: str, group_id: str | None = None, **filters: Any
+    backend: Backend,
+    name: str,
+    group_id: str | None = None,
+    limit: int | None = None,
+    **filters: Any,
 ) -> list[dict[str, Any]]:
-    """Rows of a canned query; without a group id, over every group in the database."""
+    """Rows of a canned query; without a group id, over every group in the database.
+
+    Rows from several groups (FalkorDB graphs) are merged in the query's own order, then cut to
+    `limit`.
+    """
     text = cypher(name)
-    params = {"group_id": group_id, **filters}
+    if limit is not None and limit < 1:
+        raise QueryError("limit must be at least 1")
+    params = {
+        **query_params(backend.kind, name, filters),
+        "group_id": group_id,
+        "limit": NO_LIMIT if limit is None else limit,
+    }
     groups: list[str | None]
     if group_id is not None:
         groups = [group_id]
@@ -48,7 +161,12 @@ async def run_query(
     for group in groups:
         driver = backend.driver if group is None else await backend.driver_for(group)
         records, _, _ = await driver.execute_query(text, **params)
-        rows.extend({k: _plain(v) for k, v in dict(r).items()} for r in records)
-    for key, descending in _ORDER.get(name, []):
-        rows.sort(key=lambda row: (row.get(key) is None, row.get(key)), reverse=descending)
-    return rows
+        rows.extend(_row(r) for r in records)
+    for key, descending in reversed(_ORDER.get(name, [])):  # stable sorts, least significant first
+        rows.sort(key=lambda row: _sort_key(row.get(key), descending), reverse=descending)
+    return rows if limit is None else rows[:limit]
+
+
+def _sort_key(value: Any, descending: bool) -> tuple[bool, Any]:
+    """Nulls last in either direction."""
+    return (value is not None, value) if descending else (value is None, value)

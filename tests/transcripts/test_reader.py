@@ -279,6 +279,8 @@ def test_continuing_a_previous_read_equals_a_full_read(tmp_path: Path) -> None:
     continued = read_transcript(path, start_offset=first.end_offset, previous=first)
     full = read_transcript(path)
     assert [m.text for m in continued.messages] == [m.text for m in full.messages]
-    assert [(c.id, c.succeeded) for c in continued.tool_calls] == [(c.id, c.succeeded) for c in full.tool_calls]
+    assert [(c.id, c.succeeded) for c in continued.tool_calls] == [
+        (c.id, c.succeeded) for c in full.tool_calls
+    ]
     assert continued.usage == full.usage and continued.end_offset == full.end_offset
     assert continued.started_at == full.started_at and continued.ended_at == full.ended_at

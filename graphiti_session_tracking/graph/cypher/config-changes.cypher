@@ -1,0 +1,21 @@
+// How did a setting change over time: old and new values, in which session, when?
+// Parameters: $group_id (null: every group), $setting (the setting, case-insensitive, by its full
+// name or its last dotted part: 'line-length' finds 'tool.ruff.line-length'), $file (the config
+// file's path as stored, relative to the project), $since / $until (bounds on the edge's valid_at,
+// the session end), $session (a session id or a prefix of it), $limit.
+// Every parameter but $limit may be null (no filter). Oldest first.
+MATCH (s:Entity:Session)-[r:RELATES_TO]->(c:Entity:ConfigChange)
+WHERE r.name = 'CHANGED_CONFIG'
+  AND ($group_id IS NULL OR c.group_id = $group_id)
+  AND ($session IS NULL OR s.session_id STARTS WITH $session)
+  AND ($since IS NULL OR r.valid_at >= $since)
+  AND ($until IS NULL OR r.valid_at <= $until)
+  AND ($file IS NULL OR c.file = $file)
+  AND ($setting IS NULL
+       OR toLower(c.setting) = toLower($setting)
+       OR toLower(c.setting) ENDS WITH ('.' + toLower($setting)))
+RETURN c.setting AS setting, c.file AS file, c.old_value AS old_value, c.new_value AS new_value,
+       coalesce(c.reason, '') AS reason, s.session_id AS session_id, r.valid_at AS valid_at,
+       c.group_id AS group_id
+ORDER BY valid_at, file, setting
+LIMIT $limit

@@ -1,0 +1,24 @@
+// Have we seen this error before: what caused it, what fixed it, how was the fix checked?
+// Parameters: $group_id (null: every group), $text (case-insensitive substring of the error),
+// $root_cause (case-insensitive substring of the root cause), $file (a File path: errors that
+// AFFECTS_FILE it or were resolved in a session that MODIFIED_FILE it), $since / $until (bounds
+// on the edge's valid_at, the session end), $session (a session id or a prefix of it), $limit.
+// Every parameter but $limit may be null (no filter). Newest first.
+MATCH (s:Entity:Session)-[r:RELATES_TO]->(e:Entity:ErrorResolution)
+WHERE r.name = 'RESOLVED_ERROR'
+  AND ($group_id IS NULL OR e.group_id = $group_id)
+  AND ($session IS NULL OR s.session_id STARTS WITH $session)
+  AND ($since IS NULL OR r.valid_at >= $since)
+  AND ($until IS NULL OR r.valid_at <= $until)
+  AND ($text IS NULL OR toLower(e.error) CONTAINS toLower($text))
+  AND ($root_cause IS NULL OR toLower(coalesce(e.root_cause, '')) CONTAINS toLower($root_cause))
+OPTIONAL MATCH (e)-[a:RELATES_TO {name: 'AFFECTS_FILE'}]->(af:Entity:File)
+WITH s, r, e, collect(DISTINCT af.path) AS files
+OPTIONAL MATCH (s)-[m:RELATES_TO {name: 'MODIFIED_FILE'}]->(mf:Entity:File {path: $file})
+WITH s, r, e, files, count(mf) AS session_modified_file
+WHERE $file IS NULL OR $file IN files OR session_modified_file > 0
+RETURN s.session_id AS session_id, e.error AS error, coalesce(e.root_cause, '') AS root_cause,
+       coalesce(e.fix, '') AS fix, coalesce(e.verification, '') AS verification, files,
+       r.valid_at AS valid_at, e.group_id AS group_id
+ORDER BY valid_at DESC, error
+LIMIT $limit

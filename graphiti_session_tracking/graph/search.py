@@ -1,0 +1,212 @@
+"""Graphiti's own search over the session graph: entities, relations (facts) and episodes.
+
+Full text (BM25) when no embedder is configured; hybrid (BM25 + cosine similarity, fused by
+reciprocal rank) when one is. Without a group id every group is searched; on FalkorDB that is one
+search per group's graph, merged by score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, NoReturn
+
+from graphiti_core.cross_encoder.client import CrossEncoderClient
+from graphiti_core.driver.driver import GraphDriver
+from graphiti_core.embedder.client import EmbedderClient
+from graphiti_core.graphiti_types import GraphitiClients
+from graphiti_core.llm_client.client import LLMClient
+from graphiti_core.llm_client.config import ModelSize
+from graphiti_core.prompts.models import Message
+from graphiti_core.search.search import search as graphiti_search
+from graphiti_core.search.search_config import (
+    EdgeReranker,
+    EdgeSearchConfig,
+    EdgeSearchMethod,
+    EpisodeReranker,
+    EpisodeSearchConfig,
+    EpisodeSearchMethod,
+    NodeReranker,
+    NodeSearchConfig,
+    NodeSearchMethod,
+    SearchConfig,
+    SearchResults,
+)
+from graphiti_core.search.search_filters import SearchFilters
+from graphiti_core.tracer import NoOpTracer
+from pydantic import BaseModel
+
+from .backends import Backend
+from .schema import Label, Relation
+
+DEFAULT_LIMIT = 10
+
+# What `--type` narrows to: entities with this label, and relations with these names.
+SEARCH_TYPES: dict[str, tuple[Label | None, tuple[Relation, ...]]] = {
+    "session": (Label.SESSION, (Relation.CONTINUES,)),
+    "decision": (Label.DECISION, (Relation.MADE_DECISION,)),
+    "error": (Label.ERROR_RESOLUTION, (Relation.RESOLVED_ERROR,)),
+    "config": (Label.CONFIG_CHANGE, (Relation.CHANGED_CONFIG, Relation.CONFIG_IN_FILE)),
+    "file": (Label.FILE, (Relation.MODIFIED_FILE, Relation.AFFECTS_FILE)),
+    "tool": (Label.TOOL, (Relation.USED_TOOL,)),
+    "test": (Label.TEST_RUN, (Relation.RAN_TESTS,)),
+    "task": (Label.TASK, (Relation.COMPLETED_TASK, Relation.PLANNED_NEXT)),
+    "discovery": (Label.DISCOVERY, (Relation.DISCOVERED,)),
+    "episode": (None, ()),
+}
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One result: an entity (`node`), a relation (`edge`, its fact) or a session `episode`."""
+
+    kind: str  # "node", "edge" or "episode"
+    type: str  # the node's label, the edge's relation name, or "Episodic"
+    text: str  # the node's name, the edge's fact, or the episode's name
+    uuid: str
+    group_id: str
+    score: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class SearchError(ValueError):
+    """A search that cannot run as asked (unknown --type, bad limit)."""
+
+
+# Graphiti's GraphitiClients wants an LLM client and a cross-encoder even for a search that uses
+# neither (BM25 / cosine search with RRF reranking never calls them). These stand-ins satisfy the
+# type and fail loudly if Graphiti ever did call them, rather than reaching a real service.
+class _UnusedLLMClient(LLMClient):
+    def __init__(self) -> None:
+        super().__init__(config=None, cache=False)
+
+    async def _generate_response(
+        self,
+        messages: list[Message],
+        response_model: type[BaseModel] | None = None,
+        max_tokens: int = 0,
+        model_size: ModelSize = ModelSize.medium,
+        *,
+        model: str | None = None,
+    ) -> dict[str, Any]:
+        _never("an LLM")
+
+
+class _UnusedCrossEncoder(CrossEncoderClient):
+    async def rank(self, query: str, passages: list[str]) -> list[tuple[str, float]]:
+        _never("a cross-encoder")
+
+
+class _NoEmbedder(EmbedderClient):
+    """Without a configured embedder the search is BM25 only, so nothing asks for a vector."""
+
+    async def create(self, input_data: Any) -> list[float]:
+        _never("an embedder")
+
+    async def create_batch(self, input_data_list: list[str]) -> list[list[float]]:
+        _never("an embedder")
+
+
+def _never(what: str) -> NoReturn:
+    raise RuntimeError(f"graphiti-sessions search does not use {what}; Graphiti asked for one")
+
+
+def search_config(
+    limit: int, hybrid: bool, nodes: bool = True, edges: bool = True, episodes: bool = True
+) -> SearchConfig:
+    """BM25 on every scope; with an embedder, cosine similarity too on entities and relations."""
+    node_methods = [NodeSearchMethod.bm25] + ([NodeSearchMethod.cosine_similarity] if hybrid else [])
+    edge_methods = [EdgeSearchMethod.bm25] + ([EdgeSearchMethod.cosine_similarity] if hybrid else [])
+    return SearchConfig(
+        node_config=NodeSearchConfig(search_methods=node_methods, reranker=NodeReranker.rrf)
+        if nodes
+        else None,
+        edge_config=EdgeSearchConfig(search_methods=edge_methods, reranker=EdgeReranker.rrf)
+        if edges
+        else None,
+        episode_config=(
+            EpisodeSearchConfig(search_methods=[EpisodeSearchMethod.bm25], reranker=EpisodeReranker.rrf)
+            if episodes
+            else None
+        ),
+        limit=limit,
+    )
+
+
+def clients_for(driver: GraphDriver, embedder: EmbedderClient | None) -> GraphitiClients:
+    """The clients Graphiti's search takes; only the driver (and an embedder, if any) is used."""
+    return GraphitiClients(
+        driver=driver,
+        llm_client=_UnusedLLMClient(),
+        embedder=embedder if embedder is not None else _NoEmbedder(),
+        cross_encoder=_UnusedCrossEncoder(),
+        tracer=NoOpTracer(),
+    )
+
+
+async def search_sessions(
+    backend: Backend,
+    text: str,
+    group_id: str | None = None,
+    limit: int = DEFAULT_LIMIT,
+    kind: str | None = None,
+    embedder: EmbedderClient | None = None,
+) -> list[SearchHit]:
+    """The best `limit` hits for `text` over one group or every group, best first."""
+    if limit < 1:
+        raise SearchError("limit must be at least 1")
+    if kind is not None and kind not in SEARCH_TYPES:
+        raise SearchError(f"unknown type {kind!r}; known: {', '.join(SEARCH_TYPES)}")
+    if not text.strip():
+        return []
+    targets: list[tuple[GraphDriver, list[str] | None]]
+    if group_id is not None:
+        targets = [(await backend.driver_for(group_id), [group_id])]
+    elif backend.graph_per_group:
+        targets = [(await backend.driver_for(g), [g]) for g in await backend.list_groups()]
+    else:
+        targets = [(backend.driver, None)]  # Neo4j: one database holds every group
+
+    hits: list[SearchHit] = []
+    for driver, group_ids in targets:
+        clients = clients_for(driver, embedder)
+        for config, search_filter in _plans(kind, limit, embedder is not None):
+            results = await graphiti_search(clients, text, group_ids, config, search_filter, driver=driver)
+            hits.extend(_hits(results))
+    # Best score first; ties in a stable, readable order.
+    hits.sort(key=lambda h: (-(h.score or 0.0), h.kind, h.type, h.text, h.uuid))
+    return hits[:limit]
+
+
+def _plans(kind: str | None, limit: int, hybrid: bool) -> list[tuple[SearchConfig, SearchFilters]]:
+    """One Graphiti search per filter: a label filter on edges would need it on both endpoints,
+    so entities and relations of one type are searched separately."""
+    if kind is None:
+        return [(search_config(limit, hybrid), SearchFilters())]
+    label, relations = SEARCH_TYPES[kind]
+    if label is None:
+        return [(search_config(limit, hybrid, nodes=False, edges=False), SearchFilters())]
+    return [
+        (search_config(limit, hybrid, edges=False, episodes=False), SearchFilters(node_labels=[label.value])),
+        (
+            search_config(limit, hybrid, nodes=False, episodes=False),
+            SearchFilters(edge_types=[r.value for r in relations]),
+        ),
+    ]
+
+
+def _hits(results: SearchResults) -> Iterable[SearchHit]:
+    for node, node_score in _scored(results.nodes, results.node_reranker_scores):
+        label = next((lab for lab in node.labels if lab != "Entity"), "Entity")
+        yield SearchHit("node", label, node.name, node.uuid, node.group_id, node_score)
+    for edge, edge_score in _scored(results.edges, results.edge_reranker_scores):
+        yield SearchHit("edge", edge.name, edge.fact, edge.uuid, edge.group_id, edge_score)
+    for episode, episode_score in _scored(results.episodes, results.episode_reranker_scores):
+        yield SearchHit("episode", "Episodic", episode.name, episode.uuid, episode.group_id, episode_score)
+
+
+def _scored[T](items: Sequence[T], scores: Sequence[float]) -> Iterable[tuple[T, float | None]]:
+    for index, item in enumerate(items):
+        yield item, (float(scores[index]) if index < len(scores) else None)

@@ -1,0 +1,466 @@
+"""The Cypher query pack on both backends: exact rows for every query and filter, no injection."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from conftest import TRANSCRIPTS
+
+from graphiti_session_tracking.graph.backends import Backend
+from graphiti_session_tracking.graph.queries import QUERY_NAMES, QueryError, cypher, parse_time, run_query
+from graphiti_session_tracking.graph.schema import Label, Relation, group_id_for_project
+from graphiti_session_tracking.graph.writer import SessionGraphWriter
+from graphiti_session_tracking.summary import EnhancedSessionSummary, summarize_session
+from graphiti_session_tracking.transcripts import read_transcript
+
+APP = group_id_for_project("/work/app")
+API = group_id_for_project("/work/api")
+S1 = "aaaa1111-0000-4000-8000-000000000001"
+S2 = "bbbb2222-0000-4000-8000-000000000002"
+S3 = "cccc3333-0000-4000-8000-000000000003"
+T1 = "2026-01-10T10:00:00+00:00"
+T2 = "2026-01-20T10:00:00+00:00"
+T3 = "2026-02-01T10:00:00+00:00"
+NASTY = "it's `x` \"}) DETACH DELETE n //"
+
+
+def summary(session_id: str, project: str, day: datetime, **extra: Any) -> EnhancedSessionSummary:
+    return EnhancedSessionSummary.model_validate(
+        {
+            "session_id": session_id,
+            "project_path": project,
+            "started_at": day.replace(hour=9),
+            "ended_at": day.replace(hour=10),
+            "outcome": "completed",
+            "message_count": 20,
+            "duration_minutes": 60,
+            **extra,
+        }
+    )
+
+
+SUMMARIES = [
+    summary(
+        S1,
+        "/work/app",
+        datetime(2026, 1, 10, tzinfo=UTC),
+        objective="Fix JWT expiry on login",
+        activity_vector={"fixing": 0.8, "configuring": 0.5, "testing": 0.2},
+        files_modified=["src/auth.py", ".env"],
+        key_decisions=[
+            {
+                "decision": "Sign JWTs with RS256 in src/auth.py",
+                "rationale": "Keys can ROTATE without redeploying",
+                "alternatives": ["HS256", "EdDSA"],
+            }
+        ],
+        errors_resolved=[
+            {
+                "error": "401 Unauthorized on /login",
+                "root_cause": "JWT_EXPIRY read as minutes",
+                "fix": "Edited .env",
+                "verification": "pytest passed",
+            }
+        ],
+        config_changes=[
+            {
+                "file": ".env",
+                "setting": "JWT_EXPIRY",
+                "old_value": "60",
+                "new_value": "3600",
+                "reason": "seconds",
+            }
+        ],
+        test_results={
+            "framework": "pytest",
+            "total": 12,
+            "passed": 10,
+            "failed": 2,
+            "failed_tests": ["t_a", "t_b"],
+        },
+    ),
+    summary(
+        S2,
+        "/work/app",
+        datetime(2026, 1, 20, tzinfo=UTC),
+        objective="Build the session store",
+        activity_vector={"building": 0.9, "testing": 0.4},
+        files_modified=["pyproject.toml", "src/store.py"],
+        key_decisions=[{"decision": "Keep sessions in Redis", "rationale": "Postgres lookups were slow"}],
+        config_changes=[
+            {"file": "pyproject.toml", "setting": "tool.ruff.line-length", "new_value": "120"},
+            {"file": ".env", "setting": "JWT_EXPIRY", "old_value": "3600", "new_value": "7200"},
+        ],
+        test_results={"framework": "pytest", "total": 12, "passed": 12, "failed": 0, "coverage_pct": 91.5},
+    ),
+    summary(
+        S3,
+        "/work/api",
+        datetime(2026, 2, 1, tzinfo=UTC),
+        objective="Fix the router panic",
+        activity_vector={"fixing": 0.6, "testing": 0.7},
+        files_modified=["main.go"],
+        key_decisions=[{"decision": "Use chi as the router", "rationale": "smaller than gin"}],
+        errors_resolved=[
+            {
+                "error": "panic: assignment to nil map in main.go",
+                "root_cause": "map never initialized",
+                "fix": "make()",
+            }
+        ],
+        test_results={"framework": "go", "total": 5, "passed": 5, "failed": 0},
+    ),
+]
+
+DECISION_1 = {
+    "session_id": S1,
+    "decision": "Sign JWTs with RS256 in src/auth.py",
+    "rationale": "Keys can ROTATE without redeploying",
+    "alternatives": ["HS256", "EdDSA"],
+    "files": ["src/auth.py"],
+    "valid_at": T1,
+    "group_id": APP,
+}
+DECISION_2 = {
+    "session_id": S2,
+    "decision": "Keep sessions in Redis",
+    "rationale": "Postgres lookups were slow",
+    "alternatives": [],
+    "files": [],
+    "valid_at": T2,
+    "group_id": APP,
+}
+DECISION_3 = {
+    "session_id": S3,
+    "decision": "Use chi as the router",
+    "rationale": "smaller than gin",
+    "alternatives": [],
+    "files": [],
+    "valid_at": T3,
+    "group_id": API,
+}
+ERROR_1 = {
+    "session_id": S1,
+    "error": "401 Unauthorized on /login",
+    "root_cause": "JWT_EXPIRY read as minutes",
+    "fix": "Edited .env",
+    "verification": "pytest passed",
+    "files": [".env"],
+    "valid_at": T1,
+    "group_id": APP,
+}
+ERROR_3 = {
+    "session_id": S3,
+    "error": "panic: assignment to nil map in main.go",
+    "root_cause": "map never initialized",
+    "fix": "make()",
+    "verification": "",
+    "files": ["main.go"],
+    "valid_at": T3,
+    "group_id": API,
+}
+
+
+@pytest.fixture
+async def written(backend: Backend) -> Backend:
+    results = await SessionGraphWriter(backend).ingest_many(SUMMARIES)
+    assert [r.status for r in results] == ["created"] * 3
+    return backend
+
+
+async def test_decisions_with_every_filter(written: Backend) -> None:
+    assert await run_query(written, "decisions") == [DECISION_3, DECISION_2, DECISION_1]
+    assert await run_query(written, "decisions", group_id=APP) == [DECISION_2, DECISION_1]
+    # By file: named by the decision (AFFECTS_FILE) or modified by the deciding session.
+    assert await run_query(written, "decisions", file="src/auth.py") == [DECISION_1]
+    assert await run_query(written, "decisions", file="pyproject.toml") == [DECISION_2]
+    assert await run_query(written, "decisions", file="nope.py") == []
+    # Text: case-insensitive, in the decision or its rationale.
+    assert await run_query(written, "decisions", text="rotate") == [DECISION_1]
+    assert await run_query(written, "decisions", text="REDIS") == [DECISION_2]
+    # Time window on the edge's valid_at (the session end); a bare --until date includes that day.
+    assert await run_query(written, "decisions", since="2026-01-15") == [DECISION_3, DECISION_2]
+    assert await run_query(written, "decisions", until="2026-01-20") == [DECISION_2, DECISION_1]
+    assert await run_query(written, "decisions", since="2026-01-20T10:00:00Z", until=T2) == [DECISION_2]
+    assert await run_query(written, "decisions", since="2026-01-20T10:00:01+00:00", until="2026-01-31") == []
+    # Session by id or short id; limit after merging groups.
+    assert await run_query(written, "decisions", session=S3) == [DECISION_3]
+    assert await run_query(written, "decisions", session=S1[:8]) == [DECISION_1]
+    assert await run_query(written, "decisions", limit=1) == [DECISION_3]
+
+
+async def test_errors_with_every_filter(written: Backend) -> None:
+    assert await run_query(written, "errors") == [ERROR_3, ERROR_1]
+    assert await run_query(written, "errors", text="unauthorized") == [ERROR_1]
+    assert await run_query(written, "errors", root_cause="NEVER INIT") == [ERROR_3]
+    assert await run_query(written, "errors", file=".env") == [ERROR_1]
+    assert await run_query(written, "errors", file="src/auth.py") == [ERROR_1]  # its session modified it
+    assert await run_query(written, "errors", file="main.go", group_id=API) == [ERROR_3]
+    assert await run_query(written, "errors", since="2026-01-11") == [ERROR_3]
+    assert await run_query(written, "errors", until="2026-01-10") == [ERROR_1]
+    assert await run_query(written, "errors", session="cccc3333") == [ERROR_3]
+    assert await run_query(written, "errors", text="401", root_cause="map") == []
+
+
+async def test_config_history_oldest_first(written: Backend) -> None:
+    first = {
+        "setting": "JWT_EXPIRY",
+        "file": ".env",
+        "old_value": "60",
+        "new_value": "3600",
+        "reason": "seconds",
+        "session_id": S1,
+        "valid_at": T1,
+        "group_id": APP,
+    }
+    second = {
+        **first,
+        "old_value": "3600",
+        "new_value": "7200",
+        "reason": "",
+        "session_id": S2,
+        "valid_at": T2,
+    }
+    ruff = {
+        "setting": "tool.ruff.line-length",
+        "file": "pyproject.toml",
+        "old_value": None,
+        "new_value": "120",
+        "reason": "",
+        "session_id": S2,
+        "valid_at": T2,
+        "group_id": APP,
+    }
+    assert await run_query(written, "config-changes") == [first, second, ruff]
+    assert await run_query(written, "config-changes", setting="jwt_expiry") == [first, second]
+    assert await run_query(written, "config-changes", setting="line-length") == [ruff]  # last dotted part
+    assert await run_query(written, "config-changes", setting="length") == []  # not a substring search
+    assert await run_query(written, "config-changes", file=".env", since="2026-01-15") == [second]
+    assert await run_query(written, "config-changes", session=S2, file="pyproject.toml") == [ruff]
+    assert await run_query(written, "config-changes", group_id=API) == []
+
+
+async def test_files_keeps_its_rows_and_takes_a_window(written: Backend) -> None:
+    def row(path: str, group: str, sessions: int, last: str) -> dict[str, Any]:
+        return {"path": path, "group_id": group, "sessions": sessions, "last_modified_at": last}
+
+    assert await run_query(written, "files") == [
+        row(".env", APP, 1, T1),
+        row("main.go", API, 1, T3),
+        row("pyproject.toml", APP, 1, T2),
+        row("src/auth.py", APP, 1, T1),
+        row("src/store.py", APP, 1, T2),
+    ]
+    assert await run_query(written, "files", since="2026-01-15", until="2026-01-20") == [
+        row("pyproject.toml", APP, 1, T2),
+        row("src/store.py", APP, 1, T2),
+    ]
+    assert await run_query(written, "files", group_id=API, limit=5) == [row("main.go", API, 1, T3)]
+
+
+async def test_sessions_by_dominant_activity_and_text(written: Backend) -> None:
+    def row(
+        session_id: str, objective: str, primary: str, score: float | None, day: str, group: str
+    ) -> dict[str, Any]:
+        return {
+            "session_id": session_id,
+            "objective": objective,
+            "outcome": "completed",
+            "primary_activity": primary,
+            "activity_score": score,
+            "started_at": f"{day}T09:00:00.000000+00:00",
+            "ended_at": f"{day}T10:00:00.000000+00:00",
+            "message_count": 20,
+            "duration_minutes": 60,
+            "group_id": group,
+        }
+
+    fixing_1 = row(S1, "Fix JWT expiry on login", "fixing", 0.8, "2026-01-10", APP)
+    fixing_3 = row(S3, "Fix the router panic", "testing", 0.6, "2026-02-01", API)
+    assert await run_query(written, "sessions", activity="fixing") == [fixing_1, fixing_3]
+    testing = await run_query(written, "sessions", activity="testing")
+    assert [(r["session_id"], r["activity_score"]) for r in testing] == [(S3, 0.7), (S2, 0.4)]
+    assert await run_query(written, "sessions", activity="documenting") == []
+    newest = await run_query(written, "sessions")
+    assert [r["session_id"] for r in newest] == [S3, S2, S1] and newest[0]["activity_score"] is None
+    assert [r["session_id"] for r in await run_query(written, "sessions", text="FIX")] == [S3, S1]
+    assert await run_query(written, "sessions", activity="fixing", since="2026-01-11") == [fixing_3]
+    assert [r["session_id"] for r in await run_query(written, "sessions", until="2026-01-20")] == [S2, S1]
+    with pytest.raises(QueryError, match="unknown activity"):
+        await run_query(written, "sessions", activity="dancing")
+
+
+async def test_tests_over_time(written: Backend) -> None:
+    def row(
+        session_id: str, framework: str, passed: int, total: int, failed: int, **extra: Any
+    ) -> dict[str, Any]:
+        return {
+            "session_id": session_id,
+            "framework": framework,
+            "passed": passed,
+            "total": total,
+            "failed": failed,
+            "skipped": 0,
+            "coverage_pct": extra.get("coverage_pct"),
+            "failed_tests": extra.get("failed_tests", []),
+            "valid_at": extra["valid_at"],
+            "group_id": extra.get("group_id", APP),
+        }
+
+    run_1 = row(S1, "pytest", 10, 12, 2, failed_tests=["t_a", "t_b"], valid_at=T1)
+    run_2 = row(S2, "pytest", 12, 12, 0, coverage_pct=91.5, valid_at=T2)
+    run_3 = row(S3, "go", 5, 5, 0, valid_at=T3, group_id=API)
+    assert await run_query(written, "tests") == [run_1, run_2, run_3]
+    assert await run_query(written, "tests", since="2026-01-11") == [run_2, run_3]
+    assert await run_query(written, "tests", session="bbbb2222") == [run_2]
+
+
+async def test_what_one_session_touched(written: Backend) -> None:
+    rows = await run_query(written, "session", session="bbbb2222")
+    assert [(r["relation"], r["label"], r["name"]) for r in rows] == [
+        ("CHANGED_CONFIG", "ConfigChange", ".env: JWT_EXPIRY"),
+        ("CHANGED_CONFIG", "ConfigChange", "pyproject.toml: tool.ruff.line-length"),
+        ("CONTINUES", "Session", "Fix JWT expiry on login"),
+        ("MADE_DECISION", "Decision", "Keep sessions in Redis"),
+        ("MODIFIED_FILE", "File", "pyproject.toml"),
+        ("MODIFIED_FILE", "File", "src/store.py"),
+        ("RAN_TESTS", "TestRun", "pytest: 12/12 passed"),
+    ]
+    assert {(r["session_id"], r["group_id"], r["valid_at"]) for r in rows} == {(S2, APP, T2)}
+    assert (
+        rows[3]["fact"]
+        == "Session bbbb2222 decided: Keep sessions in Redis because Postgres lookups were slow"
+    )
+    assert await run_query(written, "session", session="ffffffff") == []
+    with pytest.raises(QueryError, match="needs a session id"):
+        await run_query(written, "session")
+
+
+async def count_everything(backend: Backend) -> tuple[int, int]:
+    nodes = edges = 0
+    for group in await backend.list_groups():
+        driver = await backend.driver_for(group)
+        records, _, _ = await driver.execute_query(
+            "MATCH (n) WHERE n.group_id = $g RETURN count(n) AS c", g=group
+        )
+        nodes += records[0]["c"]
+        records, _, _ = await driver.execute_query(
+            "MATCH ()-[r]->() WHERE r.group_id = $g RETURN count(r) AS c", g=group
+        )
+        edges += records[0]["c"]
+    return nodes, edges
+
+
+async def test_filters_are_data_never_cypher(backend: Backend) -> None:
+    """Quotes, backticks and a closing-brace DETACH DELETE in filters and stored names only match."""
+    nasty_file = f"src/{NASTY}.py"
+    tricky = summary(
+        "dddd4444-0000-4000-8000-000000000004",
+        "/work/app",
+        datetime(2026, 3, 1, tzinfo=UTC),
+        objective=f"Handle {NASTY}",
+        files_modified=[nasty_file],
+        key_decisions=[
+            {"decision": f"Quote {NASTY} safely in {nasty_file}", "rationale": "'; MATCH (n) DETACH DELETE n"}
+        ],
+        errors_resolved=[{"error": f"Error {NASTY}", "root_cause": "`backticks`"}],
+        config_changes=[{"file": nasty_file, "setting": f"a.{NASTY}", "new_value": "'}"}],
+    )
+    await SessionGraphWriter(backend).ingest_many([*SUMMARIES, tricky])
+    before = await count_everything(backend)
+    assert before[0] > 0
+
+    decisions = await run_query(backend, "decisions", text=NASTY, file=nasty_file)
+    assert [(d["decision"], d["files"]) for d in decisions] == [
+        (f"Quote {NASTY} safely in {nasty_file}", [nasty_file])
+    ]
+    assert [d["decision"] for d in await run_query(backend, "decisions", text="detach delete n")] == [
+        f"Quote {NASTY} safely in {nasty_file}"
+    ]
+    errors = await run_query(backend, "errors", text=NASTY, root_cause="`backticks`", file=nasty_file)
+    assert [e["error"] for e in errors] == [f"Error {NASTY}"]
+    changes = await run_query(backend, "config-changes", setting=NASTY, file=nasty_file)
+    assert [(c["setting"], c["new_value"]) for c in changes] == [(f"a.{NASTY}", "'}")]
+    assert [s["objective"] for s in await run_query(backend, "sessions", text=NASTY)] == [f"Handle {NASTY}"]
+    for name in ("decisions", "errors", "config-changes", "tests", "session"):
+        assert await run_query(backend, name, session=f"x' OR 1=1 }}) DETACH DELETE n // {NASTY}") == []
+    for name, key in (("decisions", "file"), ("errors", "root_cause"), ("config-changes", "setting")):
+        assert await run_query(backend, name, **{key: "') DETACH DELETE n RETURN 1 AS x //"}) == []
+    assert await count_everything(backend) == before
+
+
+async def test_real_transcripts(backend: Backend) -> None:
+    summaries = [await summarize_session(read_transcript(p)) for p in sorted(TRANSCRIPTS.glob("*.jsonl"))]
+    await SessionGraphWriter(backend).ingest_many(summaries)
+    port = next(s for s in summaries if s.session_id.startswith("c7d3d95c"))
+    group = group_id_for_project(port.project_path or "")
+    end = "2026-01-21T06:24:31.843000+00:00"
+
+    assert await run_query(backend, "decisions") == [
+        {
+            "session_id": port.session_id,
+            "decision": "Used Result<T, E> instead of raising exceptions for factorial()",
+            "rationale": "",
+            "alternatives": ["raising exceptions"],
+            "files": [],
+            "valid_at": end,
+            "group_id": group,
+        }
+    ]
+    assert await run_query(backend, "config-changes", setting="missing_docs") == [
+        {
+            "setting": "lints.rust.missing_docs",
+            "file": "Cargo.toml",
+            "old_value": None,
+            "new_value": "warn",
+            "reason": "",
+            "session_id": port.session_id,
+            "valid_at": end,
+            "group_id": group,
+        }
+    ]
+    tests = await run_query(backend, "tests")
+    assert [
+        (t["session_id"][:8], t["framework"], t["passed"], t["total"], t["coverage_pct"]) for t in tests
+    ] == [
+        ("c64cc478", "pytest", 2, 2, None),
+        ("c7d3d95c", "cargo", 29, 29, 100.0),
+    ]
+    assert [r["session_id"][:8] for r in await run_query(backend, "sessions", activity="testing")] == [
+        "c7d3d95c",
+        "c64cc478",
+    ]
+    touched = await run_query(backend, "session", session="c7d3d95c")
+    assert {r["label"] for r in touched} == {"ConfigChange", "Decision", "File", "Task", "TestRun", "Tool"}
+    assert sum(r["relation"] == "MODIFIED_FILE" for r in touched) == 8
+    assert len(await run_query(backend, "files")) == 14
+    assert await run_query(backend, "errors", since="2026-01-22") == []
+
+
+def test_pack_is_documented_and_uses_only_the_fixed_vocabulary() -> None:
+    import re
+
+    known = {label.value for label in Label} | {"Entity"}
+    relations = {relation.value for relation in Relation} | {"RELATES_TO"}
+    for name in QUERY_NAMES:
+        text = cypher(name)
+        lines = text.splitlines()
+        assert lines[0].startswith("// ") and lines[0].endswith("?"), name
+        assert any(line.startswith("// Parameters:") for line in lines), name
+        assert set(re.findall(r"\(\w+((?::\w+)+)", text)) <= {f":{lab}" for lab in known} | {
+            ":Entity:" + lab for lab in known
+        }, name
+        assert set(re.findall(r"\[\w+:(\w+)", text)) <= relations, name
+        assert set(re.findall(r"'([A-Z_]{5,})'", text)) <= relations, name
+        assert "LIMIT $limit" in text, name
+
+
+def test_dates_parse_to_utc_bounds() -> None:
+    assert parse_time("2026-01-21") == datetime(2026, 1, 21, tzinfo=UTC)
+    assert parse_time("2026-01-21", end_of_day=True) == datetime(2026, 1, 21, 23, 59, 59, 999999, tzinfo=UTC)
+    assert parse_time("2026-01-21T10:30:00+02:00") == datetime(2026, 1, 21, 8, 30, tzinfo=UTC)
+    assert parse_time("2026-01-21T10:30:00Z") == datetime(2026, 1, 21, 10, 30, tzinfo=UTC)
+    with pytest.raises(QueryError, match="invalid date"):
+        parse_time("last tuesday")

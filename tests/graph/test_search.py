@@ -1,0 +1,130 @@
+"""Search on both backends: our `search_sessions`, and Graphiti's own search and episode retrieval
+over what the writer stored (the proof that the graph contract holds for Graphiti's readers)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from fake_openai import FakeOpenAI
+from graph.test_queries import API, APP, S1, S2, S3, SUMMARIES
+from graphiti_core import Graphiti
+from graphiti_core.cross_encoder.openai_reranker_client import OpenAIRerankerClient
+from graphiti_core.embedder.openai import OpenAIEmbedder, OpenAIEmbedderConfig
+from graphiti_core.llm_client import LLMConfig, OpenAIClient
+from graphiti_core.nodes import EpisodeType
+from graphiti_core.search.search_config_recipes import NODE_HYBRID_SEARCH_RRF
+from graphiti_core.search.search_filters import SearchFilters
+
+from graphiti_session_tracking.graph.backends import Backend
+from graphiti_session_tracking.graph.schema import EPISODE_SOURCE_DESCRIPTION
+from graphiti_session_tracking.graph.search import SearchError, SearchHit, search_sessions
+from graphiti_session_tracking.graph.writer import SessionGraphWriter
+
+
+def embedder_for(fake: FakeOpenAI) -> OpenAIEmbedder:
+    return OpenAIEmbedder(OpenAIEmbedderConfig(api_key="k", base_url=fake.base_url, embedding_dim=16))
+
+
+def kinds(hits: list[SearchHit]) -> set[tuple[str, str, str, str]]:
+    return {(h.kind, h.type, h.text, h.group_id) for h in hits}
+
+
+async def test_full_text_search_over_every_group(backend: Backend) -> None:
+    await SessionGraphWriter(backend).ingest_many(SUMMARIES)
+    hits = await search_sessions(backend, "Redis", limit=20)
+    assert kinds(hits) == {
+        ("node", "Decision", "Keep sessions in Redis", APP),
+        (
+            "edge",
+            "MADE_DECISION",
+            "Session bbbb2222 decided: Keep sessions in Redis because Postgres lookups were slow",
+            APP,
+        ),
+        ("episode", "Episodic", "Session bbbb2222: Build the session store", APP),
+    }
+    assert all(h.score is not None and h.score > 0 for h in hits) and len({h.uuid for h in hits}) == 3
+    # Both projects answer when no group is given; one when it is.
+    assert {h.group_id for h in await search_sessions(backend, "router JWT", limit=50)} == {APP, API}
+    assert {h.group_id for h in await search_sessions(backend, "router JWT", group_id=API, limit=50)} == {API}
+    assert await search_sessions(backend, "Redis", group_id=API) == []
+    assert await search_sessions(backend, "   ") == []
+
+
+async def test_search_by_type_and_limit(backend: Backend) -> None:
+    await SessionGraphWriter(backend).ingest_many(SUMMARIES)
+    decisions = await search_sessions(backend, "router Redis RS256", kind="decision", limit=20)
+    assert {(h.kind, h.type, h.text) for h in decisions} >= {
+        ("node", "Decision", "Keep sessions in Redis"),
+        ("node", "Decision", "Use chi as the router"),
+        ("node", "Decision", "Sign JWTs with RS256 in src/auth.py"),
+    }
+    assert {h.type for h in decisions} == {"Decision", "MADE_DECISION"}
+    errors = await search_sessions(backend, "panic", kind="error")
+    assert {(h.kind, h.type) for h in errors} == {("node", "ErrorResolution"), ("edge", "RESOLVED_ERROR")}
+    episodes = await search_sessions(backend, "panic", kind="episode")  # the summary JSON is searched
+    assert [(h.kind, h.text) for h in episodes] == [("episode", "Session cccc3333: Fix the router panic")]
+    assert len(await search_sessions(backend, "Fix", limit=2)) == 2
+    with pytest.raises(SearchError, match="unknown type"):
+        await search_sessions(backend, "x", kind="nope")
+
+
+async def test_hybrid_search_with_an_embedder(backend: Backend, fake_openai: FakeOpenAI) -> None:
+    """With an embedder the query is embedded and cosine similarity joins BM25: an exact name is
+    found by both methods, so its fused score is 1 + 1 (reciprocal rank 1 in each)."""
+    embedder = embedder_for(fake_openai)
+    await SessionGraphWriter(backend, embedder=embedder).ingest_many(SUMMARIES)
+    before = len(fake_openai.calls("/embeddings"))
+    hits = await search_sessions(backend, "Keep sessions in Redis", kind="decision", embedder=embedder)
+    node = next(h for h in hits if h.kind == "node")
+    assert (node.text, node.score) == ("Keep sessions in Redis", 2.0)
+    assert len(fake_openai.calls("/embeddings")) > before
+
+
+async def test_graphiti_own_search_and_episodes_see_the_records(
+    backend: Backend, fake_openai: FakeOpenAI
+) -> None:
+    embedder = embedder_for(fake_openai)
+    await SessionGraphWriter(backend, embedder=embedder).ingest_many(SUMMARIES)
+    config = LLMConfig(api_key="k", base_url=fake_openai.base_url)
+    graphiti = Graphiti(
+        graph_driver=backend.driver,
+        llm_client=OpenAIClient(config),
+        embedder=embedder,
+        cross_encoder=OpenAIRerankerClient(config),
+    )
+
+    results = await graphiti.search_(
+        "Redis router",
+        config=NODE_HYBRID_SEARCH_RRF,
+        group_ids=[APP],
+        search_filter=SearchFilters(node_labels=["Decision"]),
+    )
+    assert [(n.name, n.group_id, n.attributes.get("session_id")) for n in results.nodes] == [
+        ("Keep sessions in Redis", APP, S2)
+    ]
+    assert "Decision" in results.nodes[0].labels
+    api_results = await graphiti.search_(
+        "router",
+        config=NODE_HYBRID_SEARCH_RRF,
+        group_ids=[API],
+        search_filter=SearchFilters(node_labels=["Decision"]),
+    )
+    assert [n.name for n in api_results.nodes] == ["Use chi as the router"]
+
+    edges = await graphiti.search(
+        "JWT_EXPIRY", group_ids=[APP], search_filter=SearchFilters(edge_types=["CHANGED_CONFIG"])
+    )
+    assert {e.fact for e in edges} == {
+        "Session aaaa1111 changed JWT_EXPIRY in .env from 60 to 3600 because seconds",
+        "Session bbbb2222 changed JWT_EXPIRY in .env from 3600 to 7200",
+    }
+
+    episodes = await graphiti.retrieve_episodes(datetime.now(UTC), last_n=10, group_ids=[APP])
+    assert [(e.name, e.source, e.source_description) for e in episodes] == [
+        ("Session aaaa1111: Fix JWT expiry on login", EpisodeType.json, EPISODE_SOURCE_DESCRIPTION),
+        ("Session bbbb2222: Build the session store", EpisodeType.json, EPISODE_SOURCE_DESCRIPTION),
+    ]
+    assert S1 in episodes[0].content and episodes[1].valid_at == datetime(2026, 1, 20, 10, tzinfo=UTC)
+    api_episodes = await graphiti.retrieve_episodes(datetime.now(UTC), last_n=10, group_ids=[API])
+    assert [e.content.count(S3) for e in api_episodes] == [1]
