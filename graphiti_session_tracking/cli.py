@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import sys
 from collections.abc import Callable, Coroutine
@@ -30,6 +31,7 @@ from .graph.search import DEFAULT_LIMIT, SEARCH_TYPES, SearchError, search_sessi
 from .ingest import DEFAULT_TRANSCRIPTS_DIR, discover_sources, prepare, write
 from .ledger import Ledger, default_ledger_path
 from .llm import make_embedder, make_llm_client
+from .redact import Redactor
 from .summary import EnhancedSessionSummarizer, summarize_session
 from .tools import UnifiedToolClassifier
 from .transcripts import TranscriptNotFoundError, read_transcript
@@ -126,13 +128,22 @@ def _llm_option[F: Callable[..., Any]](func: F) -> F:
     )(func)
 
 
+def _redactor(config: AppConfig) -> Redactor:
+    """The secret redactor with the config's extra patterns and allowlist."""
+    settings = config.redaction
+    try:
+        return Redactor([(p.kind, p.pattern) for p in settings.extra_patterns], settings.allowlist)
+    except re.error as exc:
+        raise UsageFailure(f"invalid redaction pattern: {exc}") from exc
+
+
 def _pipeline(
     config: AppConfig, use_llm: bool | None
 ) -> tuple[UnifiedToolClassifier, EnhancedSessionSummarizer | None]:
     """The tool classifier (persistent cache) and, with an LLM, the summarizer, both from config."""
     llm_config = config.llm if use_llm is None else config.llm.model_copy(update={"enabled": use_llm})
     try:
-        llm = make_llm_client(llm_config)
+        llm = make_llm_client(llm_config, _redactor(config))
     except ConfigError as exc:
         raise UsageFailure(str(exc)) from exc
     settings = config.summarization
@@ -233,6 +244,7 @@ def ingest(
                 since=since,
                 classifier=classifier,
                 summarizer=summarizer,
+                redactor=_redactor(config),
                 on_progress=advance,
             )
         if dry_run or not prepared.sources:  # nothing new: the graph is not even opened
@@ -651,7 +663,7 @@ def summarize(transcript: Path, fmt: str, use_llm: bool | None, config_path: Pat
     except (ConfigError, TranscriptNotFoundError) as exc:
         raise UsageFailure(str(exc)) from exc
     classifier, summarizer = _pipeline(config, use_llm)
-    summary = _run(summarize_session(session, classifier, summarizer))
+    summary = _run(summarize_session(session, classifier, summarizer, _redactor(config)))
     for problem in [*(str(p) for p in session.problems), *classifier.problems, *(summary.notes or [])]:
         err_console.print(f"[yellow]warning[/]: {problem}", highlight=False)
     if fmt == "json":

@@ -103,6 +103,20 @@ class SummarizationConfig(_Strict):
     )
 
 
+class RedactionPattern(_Strict):
+    kind: str = Field(pattern=r"^[a-z0-9-]+$", description="Shown as [REDACTED:<kind>].")
+    pattern: str = Field(description="A regular expression; with a group, only group 1 is replaced.")
+
+
+class RedactionConfig(_Strict):
+    """Secret redaction, applied before any LLM call and any graph write (always on)."""
+
+    extra_patterns: list[RedactionPattern] = Field(default_factory=list, description="More secrets to catch.")
+    allowlist: list[str] = Field(
+        default_factory=list, description="Strings never redacted; 're:<regex>' for a pattern."
+    )
+
+
 class AppConfig(_Strict):
     """The whole graphiti-sessions configuration file."""
 
@@ -112,6 +126,7 @@ class AppConfig(_Strict):
     llm: LLMConfig = Field(default_factory=LLMConfig)
     embedder: EmbedderConfig = Field(default_factory=EmbedderConfig)
     summarization: SummarizationConfig = Field(default_factory=SummarizationConfig)
+    redaction: RedactionConfig = Field(default_factory=RedactionConfig)
     group_id: str | None = Field(
         default=None,
         pattern=r"^[A-Za-z0-9_]+$",

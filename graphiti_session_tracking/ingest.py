@@ -23,6 +23,7 @@ from .graph.backends import Backend
 from .graph.mapping import iso_time, resolve_group_id
 from .graph.writer import SessionGraphWriter
 from .ledger import Ledger, classify_source
+from .redact import Redactor, redact_summary
 from .summary import EnhancedSessionSummarizer, EnhancedSessionSummary, summarize_session
 from .tools import UnifiedToolClassifier
 from .transcripts import Session, read_transcript
@@ -106,15 +107,17 @@ async def prepare(
     since: datetime | None = None,
     classifier: UnifiedToolClassifier | None = None,
     summarizer: EnhancedSessionSummarizer | None = None,
+    redactor: Redactor | None = None,
     on_progress: Callable[[Path], None] | None = None,
 ) -> Prepared:
     """Read and summarize the sources that are new or changed since the ledger last saw them."""
     report = IngestReport()
     prepared: list[PreparedSource] = []
+    redactor = redactor or Redactor()
     for source in sources:
         report.sources_seen += 1
         try:
-            item = await _prepare_one(source, ledger, force, since, classifier, summarizer, report)
+            item = await _prepare_one(source, ledger, force, since, classifier, summarizer, redactor, report)
         except (SourceError, OSError, ValueError) as exc:
             report.failed.append({"source": str(source), "error": str(exc)})
             item = None
@@ -138,6 +141,7 @@ async def _prepare_one(
     since: datetime | None,
     classifier: UnifiedToolClassifier | None,
     summarizer: EnhancedSessionSummarizer | None,
+    redactor: Redactor,
     report: IngestReport,
 ) -> PreparedSource | None:
     if since is not None and datetime.fromtimestamp(source.stat().st_mtime, tz=since.tzinfo) < since:
@@ -148,7 +152,8 @@ async def _prepare_one(
         report.skipped += 1
         return None
     if source.suffix == ".json":
-        return PreparedSource(source, load_summary_file(source), None, source.stat().st_size)
+        summary = redact_summary(load_summary_file(source), redactor)
+        return PreparedSource(source, summary, None, source.stat().st_size)
     previous = ledger.session_state(source) if ledger is not None and state == "grown" else None
     session = read_transcript(source, start_offset=offset if previous else 0, previous=previous)
     if previous is not None:
@@ -157,7 +162,7 @@ async def _prepare_one(
     if not session.messages:
         detail = f" ({session.problems[0]})" if session.problems else ""
         raise SourceError(f"{source}: no conversation in transcript{detail}")
-    summary = await summarize_session(session, classifier, summarizer)
+    summary = await summarize_session(session, classifier, summarizer, redactor)
     report.problems.extend(f"{source}: {note}" for note in summary.notes or [])
     report.llm_calls += summary.llm_calls
     return PreparedSource(source, summary, session, session.end_offset)
@@ -224,6 +229,7 @@ async def ingest_paths(
     since: datetime | None = None,
     classifier: UnifiedToolClassifier | None = None,
     summarizer: EnhancedSessionSummarizer | None = None,
+    redactor: Redactor | None = None,
     on_progress: Callable[[Path], None] | None = None,
     embedder: EmbedderClient | None = None,
 ) -> IngestReport:
@@ -235,6 +241,7 @@ async def ingest_paths(
         since=since,
         classifier=classifier,
         summarizer=summarizer,
+        redactor=redactor,
         on_progress=on_progress,
     )
     return await write(backend, prepared, ledger=ledger, group_id=group_id, embedder=embedder)

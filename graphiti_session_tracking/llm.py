@@ -6,14 +6,19 @@ Only summaries and unknown-tool classification use the LLM; the graph write path
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from graphiti_core.embedder.client import EmbedderClient
 from graphiti_core.embedder.openai import OpenAIEmbedder, OpenAIEmbedderConfig
 from graphiti_core.llm_client.client import LLMClient
 from graphiti_core.llm_client.config import LLMConfig as GraphitiLLMConfig
+from graphiti_core.llm_client.config import ModelSize
 from graphiti_core.llm_client.openai_generic_client import OpenAIGenericClient
+from graphiti_core.prompts.models import Message
+from pydantic import BaseModel
 
 from .config import ConfigError, EmbedderConfig, LLMConfig
+from .redact import Redactor
 
 
 def _api_key(env_name: str, base_url: str | None, what: str) -> str:
@@ -25,11 +30,59 @@ def _api_key(env_name: str, base_url: str | None, what: str) -> str:
     raise ConfigError(f"{what} is enabled but ${env_name} is not set (or set a base_url)")
 
 
-def make_llm_client(config: LLMConfig) -> LLMClient | None:
-    """The configured LLM client, or None when the LLM is off (everything then works offline)."""
+class RedactingLLMClient(LLMClient):
+    """Wraps an LLM client so that every prompt passes the redactor before it leaves the machine:
+    one place guards the tool classifier, the summarizer and whatever uses the client later."""
+
+    def __init__(self, inner: LLMClient, redactor: Redactor) -> None:
+        super().__init__(inner.config)
+        self.inner = inner
+        self.redactor = redactor
+        self.token_tracker = inner.token_tracker
+
+    def _clean(self, messages: list[Message]) -> list[Message]:
+        return [Message(role=m.role, content=self.redactor.redact(m.content)) for m in messages]
+
+    async def generate_response(  # type: ignore[override]
+        self,
+        messages: list[Message],
+        response_model: type[BaseModel] | None = None,
+        max_tokens: int | None = None,
+        model_size: ModelSize = ModelSize.medium,
+        group_id: str | None = None,
+        prompt_name: str | None = None,
+        *,
+        attribute_extraction: bool = False,
+        model: str | None = None,
+    ) -> dict[str, Any]:
+        return await self.inner.generate_response(
+            self._clean(messages),
+            response_model,
+            max_tokens,
+            model_size,
+            group_id,
+            prompt_name,
+            attribute_extraction=attribute_extraction,
+            model=model,
+        )
+
+    async def _generate_response(  # type: ignore[override]
+        self,
+        messages: list[Message],
+        response_model: type[BaseModel] | None = None,
+        max_tokens: int = 8192,
+        model_size: ModelSize = ModelSize.medium,
+    ) -> dict[str, Any]:
+        return await self.inner._generate_response(
+            self._clean(messages), response_model, max_tokens, model_size
+        )
+
+
+def make_llm_client(config: LLMConfig, redactor: Redactor | None = None) -> LLMClient | None:
+    """The configured LLM client (prompts always redacted), or None when the LLM is off."""
     if not config.enabled:
         return None
-    return OpenAIGenericClient(
+    client = OpenAIGenericClient(
         GraphitiLLMConfig(
             api_key=_api_key(config.api_key_env, config.base_url, "the LLM"),
             base_url=config.base_url,
@@ -37,6 +90,7 @@ def make_llm_client(config: LLMConfig) -> LLMClient | None:
             small_model=config.model,
         )
     )
+    return RedactingLLMClient(client, redactor or Redactor())
 
 
 def make_embedder(config: EmbedderConfig) -> EmbedderClient | None:

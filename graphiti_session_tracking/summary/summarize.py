@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from graphiti_session_tracking.activity import ActivityDetector
+from graphiti_session_tracking.redact import Redactor, redact_summary
 from graphiti_session_tracking.tools import Classification, UnifiedToolClassifier
 from graphiti_session_tracking.transcripts import Session
 
@@ -17,6 +18,7 @@ async def summarize_session(
     session: Session,
     classifier: UnifiedToolClassifier | None = None,
     summarizer: EnhancedSessionSummarizer | None = None,
+    redactor: Redactor | None = None,
 ) -> EnhancedSessionSummary:
     """The session's summary with its activity vector.
 
@@ -29,7 +31,10 @@ async def summarize_session(
     offline = extract_summary(session).model_copy(
         update={"activity_vector": vector, "tools_used": tools_used(classifications) or None}
     )
-    return offline if summarizer is None else await summarizer.summarize(session, offline)
+    summary = offline if summarizer is None else await summarizer.summarize(session, offline)
+    # Secrets never reach the graph: every text of the summary is redacted (default rules unless
+    # a configured redactor is given).
+    return redact_summary(summary, redactor or Redactor())
 
 
 def tools_used(classifications: list[Classification]) -> list[ToolUse]:

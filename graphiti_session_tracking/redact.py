@@ -1,0 +1,346 @@
+"""Secret redaction for text headed to an LLM or into the graph.
+
+`Redactor.redact` replaces secrets with `[REDACTED:<kind>]` and counts them in `findings`:
+
+- known token formats (OpenAI/Anthropic `sk-…`, AWS access and secret keys, GitHub, GitLab, Slack,
+  Google, Stripe, JWTs, PEM private key blocks, `scheme://user:password@host`,
+  `Authorization: Bearer|Basic …`);
+- values of secret-looking keys (`*_KEY`, `*_SECRET`, `*_TOKEN`, `*PASSWORD*`, …) in `KEY=value`,
+  `key: value`, `"key": "value"`, `key = "value"` and `--password x` / `--token=x`; the key stays;
+- in `.env` files (by the `context` file name) every value that is not plainly harmless (numbers,
+  booleans, short plain words, URLs without credentials);
+- high-entropy values (length >= 20, upper, lower and digits) in those value positions, whatever
+  the key.
+
+Choice: the rules are written here rather than taken from a detector library. The maintained
+candidates (detect-secrets, for one) are scanners: they report a line and a hashed secret, not the
+span to replace, do not keep the key, and know nothing of the `.env` "redact every value" rule, so
+they would still need most of this module around them, plus a dependency. Every regex is compiled
+once, at import (extra patterns once per `Redactor`). Redaction is idempotent: placeholders are
+never matched again.
+"""
+
+from __future__ import annotations
+
+import math
+import posixpath
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from graphiti_session_tracking.summary.config_changes import REMOVED
+from graphiti_session_tracking.summary.model import EnhancedSessionSummary
+
+__all__ = ["Redactor", "is_secret_key", "redact_mapping", "redact_summary"]
+
+_PLACEHOLDER = re.compile(r"\[REDACTED:[^\]\s]+\]")
+_PLACEHOLDER_TEXT = r"\[REDACTED:[^\]\s]+\]"
+
+
+def _placeholder(kind: str) -> str:
+    return f"[REDACTED:{kind}]"
+
+
+# --- Known token formats: (kind, regex, group holding the secret; 0 = the whole match) ---------
+
+_TOKEN_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
+    (
+        "private-key",
+        re.compile(
+            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+            r"|-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:(?:\\n|\s)+[A-Za-z0-9+/=:,-]{8,})*"
+        ),
+        0,
+    ),
+    ("anthropic-key", re.compile(r"(?<![\w-])sk-ant-[A-Za-z0-9_-]{20,}"), 0),
+    ("openai-key", re.compile(r"(?<![\w-])sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"), 0),
+    ("aws-access-key", re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"), 0),
+    (
+        "aws-secret-key",
+        re.compile(
+            r"(?i)(aws_?secret_?access_?key[\"']?\s*[:=]\s*[\"']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
+        ),
+        2,
+    ),
+    ("github-token", re.compile(r"(?<![\w-])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"), 0),
+    ("gitlab-token", re.compile(r"(?<![\w-])glpat-[A-Za-z0-9_-]{20,}"), 0),
+    ("slack-token", re.compile(r"(?<![\w-])xox[abprs]-[A-Za-z0-9-]{10,}"), 0),
+    ("google-api-key", re.compile(r"(?<![\w-])AIza[0-9A-Za-z_-]{35}(?![\w-])"), 0),
+    ("stripe-key", re.compile(r"(?<![\w-])(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}"), 0),
+    ("jwt", re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{5,}"), 0),
+)
+
+_URL_CREDENTIALS = re.compile(r"\b([A-Za-z][A-Za-z0-9+.-]*://)([^\s:/@\[\]]+):([^\s@/]+)@")
+_AUTH_HEADER = re.compile(
+    r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(bearer|basic|token)\s+([A-Za-z0-9._~+/=-]+)"
+)
+_BEARER = re.compile(r"\b[Bb]earer\s+([A-Za-z0-9._~+/=-]{16,})")
+_AUTH_KINDS = {"bearer": "bearer-token", "basic": "basic-auth", "token": "auth-token"}
+
+# --- Key → value positions ------------------------------------------------------------------------
+
+_KEY = r"[A-Za-z_][\w.-]*"
+_DQ = r'"(?:[^"\\\n]|\\.)*"'
+_SQ = r"'[^'\n]*'"
+_KV_EQ = re.compile(
+    rf"(?<![\w.$-])(?P<kq>[\"']?)(?P<key>{_KEY})(?P=kq)(?P<sep>[ \t]*:?=(?!=)[ \t]*)"
+    rf"(?P<val>{_DQ}|{_SQ}|{_PLACEHOLDER_TEXT}|[^\s\"'`,;&|<>(){{}}\[\]]++(?![(\[{{]))"
+)
+_KV_COLON = re.compile(
+    rf"(?<![\w.$-])(?P<kq>[\"']?)(?P<key>{_KEY})(?P=kq)(?P<sep>[ \t]*:(?![:/=])[ \t]*)"
+    rf"(?P<val>{_DQ}|{_SQ}|{_PLACEHOLDER_TEXT}|[^\s\"'`,;#{{}}\[\]]++(?![(\[{{]))"
+)
+_CLI_FLAG = re.compile(
+    rf"(?<![\w-])--(?P<key>[A-Za-z][\w-]*)(?P<sep>=|[ \t]+)"
+    rf"(?P<val>{_DQ}|{_SQ}|{_PLACEHOLDER_TEXT}|[^\s\"'<>|&;-][^\s\"';&|)]*)"
+)
+_ENV_LINE = re.compile(
+    rf"^(?P<pre>[ \t]*(?:export[ \t]+)?)(?P<key>{_KEY})(?P<sep>[ \t]*=[ \t]*)"
+    rf"(?P<val>{_DQ}|{_SQ}|[^\n]*?)(?P<post>(?:[ \t]+#[^\n]*)?[ \t]*)$",
+    re.MULTILINE,
+)
+_NETRC_PASSWORD = re.compile(r"(?<![\w-])(?P<key>password|passwd)(?P<sep>[ \t]+)(?P<val>\S+)")
+_PGPASS_LINE = re.compile(r"^(?P<pre>(?:[^:\n]*:){4})(?P<val>[^\n]+)$", re.MULTILINE)
+
+_SECRET_NAME = re.compile(
+    r"(?:.*_KEY|.*_SECRET|.*_TOKEN|.*PASSWORD.*|.*PASSWD.*|.*_PWD|API_?KEY|SECRET|TOKEN|CREDENTIALS?"
+    r"|.*_CREDENTIALS?|PRIVATE_?KEY|(?:.*_)?SECRETS?(?:_.*)?)"
+)
+_NOT_SECRET_NAME = re.compile(
+    r"(?:PRIMARY|FOREIGN|SORT|PARTITION|CACHE|ROUTING|UNIQUE|INDEX|SHARD|HASH|GROUP|MAP|DICT|LOOKUP|PUBLIC)_KEY"
+    r"|.*_(?:FILE|PATH|DIR|STDIN|ENV|VAR|NAME|LENGTH|LEN|TTL|EXPIRY|EXPIRES|EXPIRATION|TIMEOUT|COUNT|"
+    r"POLICY|PROMPT|FIELD|HEADER|TYPE|ID|URL|URI|ENDPOINT|LIMIT|MIN|MAX|ROTATION)"
+)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_KEY_SEPARATORS = re.compile(r"[-.\s]+")
+
+# --- Values that are plainly harmless or not a literal secret ---------------------------------------
+
+_HARMLESS_ENV_VALUE = re.compile(
+    r"(?i)[+-]?\d+(?:\.\d+)?(?:ms|s|m|h|d|w|k|kb|mb|gb|g|%)?|true|false|yes|no|on|off|null|none"
+    r"|[A-Za-z_-]{1,12}|[a-z][a-z0-9+.-]*://[^\s@]*"
+)
+_REFERENCE = re.compile(
+    r"(?i)\$\{?[A-Za-z_]\w*(?::?[-=?][^}]*)?\}?|<[^<>]*>|%\([^)]*\)s|\{\{.*\}\}|null|none|nil|~|true|false"
+    r"|\*+|x{3,}|\.{3}|…|(?:str|bytes|int|float|bool|SecretStr|string|number|boolean|any|unknown)\??"
+)
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+_ID_LIKE = re.compile(r"(?:toolu|srvtoolu|msg|req|call|chatcmpl|run|thread|asst|file)_[A-Za-z0-9]+")
+_NO_ENTROPY_NAME = re.compile(
+    r"(?:.*_)?(?:ID|UUID|GUID|SHA\d*|HASH|DIGEST|ETAG|CHECKSUM|COMMIT|REV|REVISION|INTEGRITY|SIGNATURE_ALG)S?"
+)
+_ENTROPY_CANDIDATE = re.compile(r"[A-Za-z0-9+/=_-]{20,}")
+_WORDY = re.compile(r"[a-z]{6,}|(?:[A-Z][a-z]{3,}.*){2}")
+
+_ENTROPY_THRESHOLD = 3.5
+
+
+def _normalized_name(name: str) -> str:
+    """`apiKey`, `api-key`, `db.api_key` → `API_KEY`, `DB_API_KEY`."""
+    norm = _KEY_SEPARATORS.sub("_", _CAMEL.sub("_", name.strip().strip("\"'-"))).upper()
+    return norm.rsplit("]", 1)[-1].lstrip("_")  # TOML "[section] key" forms
+
+
+def is_secret_key(name: str) -> bool:
+    """True when a key or setting name looks like it holds a secret (`DB_PASSWORD`, `apiKey`, …)."""
+    norm = _normalized_name(name)
+    if not norm or _NOT_SECRET_NAME.fullmatch(norm):
+        return False
+    return _SECRET_NAME.fullmatch(norm) is not None
+
+
+def _is_env_file(context: str | None) -> bool:
+    if not context:
+        return False
+    name = posixpath.basename(context.replace("\\", "/"))
+    return name in {".env", ".envrc"} or name.startswith(".env.") or name.endswith(".env")
+
+
+def _shannon_entropy(text: str) -> float:
+    counts = Counter(text)
+    size = len(text)
+    return -sum(n / size * math.log2(n / size) for n in counts.values())
+
+
+def _high_entropy(value: str) -> bool:
+    """A single token that looks random: long, upper, lower and digits, no words, high entropy."""
+    if not _ENTROPY_CANDIDATE.fullmatch(value) or _WORDY.search(value) or _ID_LIKE.fullmatch(value):
+        return False
+    if not (
+        any(c.islower() for c in value)
+        and any(c.isupper() for c in value)
+        and any(c.isdigit() for c in value)
+    ):
+        return False
+    return _shannon_entropy(value) >= _ENTROPY_THRESHOLD
+
+
+def _unquote(value: str) -> tuple[str, str, str]:
+    """(opening quote, inner text, closing quote)."""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[0], value[1:-1], value[-1]
+    return "", value, ""
+
+
+class Redactor:
+    """Replaces secrets in text with `[REDACTED:<kind>]`; `findings` counts them by kind."""
+
+    def __init__(self, extra_patterns: Sequence[tuple[str, str]] = (), allowlist: Sequence[str] = ()) -> None:
+        self.findings: Counter[str] = Counter()
+        self._extra = tuple((kind, re.compile(pattern)) for kind, pattern in extra_patterns)
+        self._allow_exact = frozenset(a for a in allowlist if not a.startswith("re:"))
+        allow_res = [a[3:] for a in allowlist if a.startswith("re:")]
+        self._allow_re = re.compile("|".join(f"(?:{p})" for p in allow_res)) if allow_res else None
+
+    # -- public ----------------------------------------------------------------------------------
+
+    def redact(self, text: str, context: str | None = None) -> str:
+        """`text` with every secret replaced. `context`: the file name the text comes from, if any."""
+        if not text:
+            return text
+        for kind, pattern in self._extra:
+            group = 1 if pattern.groups else 0
+            text = pattern.sub(self._group_replacer(kind, group), text)
+        for kind, pattern, group in _TOKEN_RULES:
+            text = pattern.sub(self._group_replacer(kind, group), text)
+        text = _URL_CREDENTIALS.sub(self._group_replacer("password", 3), text)
+        text = _AUTH_HEADER.sub(self._auth_replace, text)
+        text = _BEARER.sub(self._group_replacer("bearer-token", 1), text)
+        text = _CLI_FLAG.sub(self._kv_replace, text)
+        name = posixpath.basename((context or "").replace("\\", "/"))
+        if _is_env_file(context):
+            text = _ENV_LINE.sub(lambda m: self._kv_replace(m, env_file=True), text)
+        if name in {".netrc", "_netrc"}:
+            text = _NETRC_PASSWORD.sub(self._kv_replace, text)
+        if name == ".pgpass":
+            text = _PGPASS_LINE.sub(self._group_replacer("password", 2), text)
+        text = _KV_EQ.sub(self._kv_replace, text)
+        text = _KV_COLON.sub(self._kv_replace, text)
+        return text
+
+    def redact_value(self, value: str, key: str | None = None, context: str | None = None) -> str:
+        """One value of setting `key` (read from file `context`): the key and file rules apply to it."""
+        text = self.redact(value, context)
+        quote, inner, end = _unquote(text.strip())
+        if key is None or _PLACEHOLDER.search(inner) or self._allowed(inner):
+            kind = None
+        else:
+            kind = self._value_kind(key, inner, env_file=_is_env_file(context))
+        if kind is None and key is None and _high_entropy(inner) and not self._allowed(inner):
+            kind = "high-entropy"
+        if kind is None:
+            return text
+        self.findings[kind] += 1
+        return f"{quote}{_placeholder(kind)}{end}"
+
+    def redact_mapping(self, obj: Any, context: str | None = None) -> Any:
+        """A copy of nested dicts/lists with every string redacted; a string under a key is a value of it."""
+        return self._walk(obj, None, context)
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _walk(self, obj: Any, key: str | None, context: str | None) -> Any:
+        if isinstance(obj, str):
+            return self.redact_value(obj, key, context) if key is not None else self.redact(obj, context)
+        if isinstance(obj, dict):
+            return {k: self._walk(v, k if isinstance(k, str) else None, context) for k, v in obj.items()}
+        if isinstance(obj, list | tuple):
+            return type(obj)(self._walk(v, key, context) for v in obj)
+        return obj
+
+    def _allowed(self, secret: str) -> bool:
+        if secret in self._allow_exact:
+            return True
+        return self._allow_re is not None and self._allow_re.fullmatch(secret) is not None
+
+    def _group_replacer(self, kind: str, group: int) -> Callable[[re.Match[str]], str]:
+        def replace(match: re.Match[str]) -> str:
+            return self._replace_group(match, group, kind)
+
+        return replace
+
+    def _replace_group(self, match: re.Match[str], group: int, kind: str) -> str:
+        secret = match.group(group)
+        whole = match.group(0)
+        if not secret or _PLACEHOLDER.search(secret) or self._allowed(secret):
+            return whole
+        self.findings[kind] += 1
+        start, end = match.span(group)
+        offset = match.start()
+        return whole[: start - offset] + _placeholder(kind) + whole[end - offset :]
+
+    def _auth_replace(self, match: re.Match[str]) -> str:
+        return self._replace_group(match, 2, _AUTH_KINDS[match.group(1).lower()])
+
+    def _value_kind(self, key: str, value: str, *, env_file: bool) -> str | None:
+        """The kind to redact `value` of `key` as, or None to keep it."""
+        if not value or _PLACEHOLDER.search(value) or self._allowed(value):
+            return None
+        if is_secret_key(key):
+            if _REFERENCE.fullmatch(value) or "(" in value:
+                return None
+            if _IDENTIFIER.fullmatch(value) and (
+                value.lower() in {key.lower(), key.rsplit(".", 1)[-1].lower()}
+                or ("." in value and is_secret_key(value.rsplit(".", 1)[-1]))
+            ):
+                return None  # a variable holding the secret (`password=password`, `key: settings.api_key`)
+            return "secret"
+        if env_file and not _HARMLESS_ENV_VALUE.fullmatch(value) and not _REFERENCE.fullmatch(value):
+            return "env-value"
+        if _high_entropy(value) and not _NO_ENTROPY_NAME.fullmatch(_normalized_name(key)):
+            return "high-entropy"
+        return None
+
+    def _kv_replace(self, match: re.Match[str], *, env_file: bool = False) -> str:
+        quote, inner, end = _unquote(match.group("val"))
+        kind = self._value_kind(match.group("key"), inner, env_file=env_file)
+        if kind is None:
+            return match.group(0)
+        self.findings[kind] += 1
+        whole = match.group(0)
+        start, stop = match.span("val")
+        offset = match.start()
+        return whole[: start - offset] + quote + _placeholder(kind) + end + whole[stop - offset :]
+
+
+def redact_mapping(obj: Any, redactor: Redactor | None = None, context: str | None = None) -> Any:
+    """A redacted copy of nested dict/list data (tool inputs, parsed JSON); keys are kept."""
+    return (redactor or Redactor()).redact_mapping(obj, context)
+
+
+_SUMMARY_SKIP = frozenset({"outcome", "generated_by", "activity_vector", "config_changes"})
+
+
+def redact_summary(summary: EnhancedSessionSummary, redactor: Redactor) -> EnhancedSessionSummary:
+    """A copy of `summary` with every string field of it and its records redacted.
+
+    Config changes keep `file` and `setting` readable; their old and new values are redacted as
+    values of that setting in that file, so the key-name and `.env` rules apply to them.
+    """
+    data = summary.model_dump()
+    for field, value in data.items():
+        if field not in _SUMMARY_SKIP:
+            data[field] = _redact_plain(value, redactor)
+    changes: list[dict[str, Any]] = []
+    for change in data.get("config_changes") or []:
+        file, setting = change["file"], change["setting"]
+        for name in ("old_value", "new_value"):
+            if change[name] is not None and change[name] != REMOVED:
+                change[name] = redactor.redact_value(change[name], setting, file)
+        change["reason"] = redactor.redact(change["reason"])
+        changes.append(change)
+    if summary.config_changes is not None:
+        data["config_changes"] = changes
+    return EnhancedSessionSummary.model_validate(data)
+
+
+def _redact_plain(value: Any, redactor: Redactor) -> Any:
+    """Free text: every string redacted with the text rules (dict keys are field names, not settings)."""
+    if isinstance(value, str):
+        return redactor.redact(value)
+    if isinstance(value, list):
+        return [_redact_plain(v, redactor) for v in value]
+    if isinstance(value, dict):
+        return {k: _redact_plain(v, redactor) for k, v in value.items()}
+    return value
