@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import pickle
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -105,9 +106,19 @@ class Ledger:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, timeout=60, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA busy_timeout=60000")
-        self._db.execute(_SCHEMA)
+        # Two processes opening a new ledger at once: switching to WAL can report "locked" at
+        # once, without waiting on the busy timeout; retry it for as long as the timeout.
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute(_SCHEMA)
+                break
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     def close(self) -> None:
         self._db.close()

@@ -144,3 +144,22 @@ def test_two_ingest_processes_at_once_make_no_duplicates(graph_config: GraphConf
             return total
 
     assert asyncio.run(duplicates()) == 0
+
+
+def test_many_processes_opening_a_new_ledger_at_once(tmp_path: Path) -> None:
+    code = (
+        "import sys; from pathlib import Path; from graphiti_session_tracking.ledger import Ledger\n"
+        "with Ledger(Path(sys.argv[1])) as ledger: print(ledger.count())\n"
+    )
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, str(tmp_path / "new.sqlite")],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(8)
+    ]
+    outputs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0] * 8, [o[1] for o in outputs]
+    assert all(o[0].strip() == "0" for o in outputs)
