@@ -13,6 +13,7 @@ from .graph.backends import Backend, BackendError, open_backend
 from .graph.queries import run_query
 from .graph.writer import SessionGraphWriter, WriteResult
 from .ingest import IngestReport, ingest_paths
+from .legacy import MigrationReport, migrate_legacy
 from .summary import EnhancedSessionSummary, extract_summary
 from .transcripts import Session, read_transcript
 
@@ -23,12 +24,14 @@ __all__ = [
     "EnhancedSessionSummary",
     "GraphConfig",
     "IngestReport",
+    "MigrationReport",
     "Session",
     "SessionGraphWriter",
     "WriteResult",
     "extract_summary",
     "ingest_paths",
     "load_config",
+    "migrate_legacy",
     "open_backend",
     "read_transcript",
     "run_query",

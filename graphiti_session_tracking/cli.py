@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import re
 import signal
@@ -30,8 +31,10 @@ from .graph.schema import InvalidGroupIdError, validate_group_id
 from .graph.search import DEFAULT_LIMIT, SEARCH_TYPES, SearchError, search_sessions
 from .ingest import DEFAULT_TRANSCRIPTS_DIR, discover_sources, prepare, write
 from .ledger import Ledger, default_ledger_path
+from .legacy.migrate import discover_legacy_files, migrate_legacy
 from .llm import make_embedder, make_llm_client
 from .redact import Redactor
+from .scheduler import PassReport, Pipeline, Thresholds, Watcher
 from .summary import EnhancedSessionSummarizer, summarize_session
 from .tools import UnifiedToolClassifier
 from .transcripts import TranscriptNotFoundError, read_transcript
@@ -39,6 +42,11 @@ from .transcripts import TranscriptNotFoundError, read_transcript
 os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
 
 err_console = Console(stderr=True)
+
+# The drivers log each failed query (Graphiti's with all its parameters: whole batches of summaries)
+# and each dropped connection before raising; the command's own error says what failed, in one line.
+for _noisy in ("graphiti_core.driver.falkordb_driver", "graphiti_core.driver.neo4j_driver", "neo4j"):
+    logging.getLogger(_noisy).setLevel(logging.CRITICAL)
 
 
 class UsageFailure(click.ClickException):
@@ -143,7 +151,7 @@ def _pipeline(
     """The tool classifier (persistent cache) and, with an LLM, the summarizer, both from config."""
     llm_config = config.llm if use_llm is None else config.llm.model_copy(update={"enabled": use_llm})
     try:
-        llm = make_llm_client(llm_config, _redactor(config))
+        llm = make_llm_client(llm_config, _redactor(config), timeout_s=config.summarization.llm_timeout_s)
     except ConfigError as exc:
         raise UsageFailure(str(exc)) from exc
     settings = config.summarization
@@ -251,15 +259,20 @@ def ingest(
             report = await write(None, prepared, group_id=group_id)
         else:
             async with open_backend(graph_config) as backend:
-                report = await write(backend, prepared, ledger=ledger, group_id=group_id, embedder=embedder)
+                with _progress(len(prepared.sources), "writing") as advance:
+                    report = await write(
+                        backend,
+                        prepared,
+                        ledger=ledger,
+                        group_id=group_id,
+                        embedder=embedder,
+                        on_progress=advance,
+                    )
         return report.to_dict()
 
     with Ledger(default_ledger_path(graph_config)) as ledger:
         report = _run(go(ledger))
-    for problem in report["problems"]:
-        err_console.print(f"[yellow]warning[/]: {problem}", highlight=False)
-    for failure in report["failed"]:
-        err_console.print(f"[red]failed[/]: {failure['error']}", highlight=False)
+    _warn(report["problems"], report["failed"])
     if as_json:
         click.echo(json.dumps(report, indent=2, default=str))
     else:
@@ -270,6 +283,15 @@ def ingest(
         )
     if report["failed"]:
         sys.exit(1)
+
+
+def _warn(problems: list[str], failed: list[dict[str, str]] | None = None) -> None:
+    """Problems and failed sources on stderr, one line each (plain echo: a long path must not
+    wrap one message over several lines, as a rich console would)."""
+    for problem in problems:
+        click.echo(f"warning: {problem}", err=True)
+    for failure in failed or []:
+        click.echo(f"failed: {failure['error']}", err=True)
 
 
 class _progress:
@@ -293,6 +315,182 @@ class _progress:
     def __exit__(self, *exc: object) -> None:
         if self.progress is not None:
             self.progress.stop()
+
+
+# --- watch: summarize sessions when they go idle or grow enough (graphiti_session_tracking/scheduler.py)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--idle-minutes",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Summarize a changed transcript once untouched this long (default: config watch.idle_minutes, 30).",
+)
+@click.option(
+    "--min-new-messages",
+    type=click.IntRange(min=1),
+    default=None,
+    help="...or once it has this many new messages (default: config watch.min_new_messages, 20).",
+)
+@click.option(
+    "--interval",
+    "interval_s",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Seconds between passes (default: config watch.interval_s, 60).",
+)
+@click.option("--once", is_flag=True, help="One pass, then exit (for cron or a systemd timer).")
+@_group_option
+@_llm_option
+@click.option("--json", "as_json", is_flag=True, help="One JSON report line per pass.")
+@backend_options
+def watch(
+    paths: tuple[Path, ...],
+    idle_minutes: float | None,
+    min_new_messages: int | None,
+    interval_s: float | None,
+    once: bool,
+    group_id: str | None,
+    use_llm: bool | None,
+    as_json: bool,
+    **opts: Any,
+) -> None:
+    """Summarize sessions as they happen: after 30 minutes idle or 20 new messages.
+
+    Every --interval seconds, transcripts under PATHS (default ~/.claude/projects) that are new or
+    grew since their last summary are summarized when idle for --idle-minutes (by file time) or
+    when they have --min-new-messages new messages; the new summary replaces the session's earlier
+    one (summary_version + 1). The rest waits for a later pass. Stops cleanly on Ctrl-C or SIGTERM.
+    A backend that is down fails that pass only (exit 2 with --once; 1 when some sources failed).
+
+    \b
+    Example:
+      graphiti-sessions watch ~/.claude/projects --idle-minutes 15 --json
+      graphiti-sessions watch --once --backend neo4j --uri bolt://localhost:7687   # from cron
+    """
+    config, graph_config = _graph_config(opts)
+    settings = config.watch
+    _pipeline(config, use_llm)  # configuration errors now, not in the first pass
+    try:
+        embedder = make_embedder(config.embedder)
+    except ConfigError as exc:
+        raise UsageFailure(str(exc)) from exc
+    roots = list(paths) or [DEFAULT_TRANSCRIPTS_DIR]
+    try:
+        discover_sources(roots)
+    except FileNotFoundError as exc:
+        raise UsageFailure(str(exc)) from exc
+
+    def pipeline() -> Pipeline:
+        return Pipeline(*_pipeline(config, use_llm))
+
+    def show(report: PassReport) -> None:
+        data = report.to_dict()
+        ingest = data["ingest"] or {}
+        _warn(ingest.get("problems", []), [*data["failed"], *ingest.get("failed", [])])
+        if data["error"]:
+            click.echo(f"error: {data['error']}", err=True)  # one line, never wrapped
+        if as_json:
+            click.echo(json.dumps(data, default=str))
+            return
+        reasons = [c["reason"] for c in data["due"]]
+        click.echo(
+            f"pass {data['number']}: {data['sources_seen']} sources, {len(reasons)} due "
+            f"({reasons.count('idle')} idle, {reasons.count('messages')} by messages), "
+            f"{len(data['waiting'])} waiting, {data['unchanged']} unchanged; "
+            f"{ingest.get('ingested', 0)} ingested, "
+            f"{len(data['failed']) + len(ingest.get('failed', []))} failed"
+            + ("; backend error" if data["error"] else "")
+        )
+
+    with Ledger(default_ledger_path(graph_config)) as ledger:
+        watcher = Watcher(
+            roots=roots,
+            ledger=ledger,
+            graph_config=graph_config,
+            thresholds=Thresholds(
+                idle_minutes=settings.idle_minutes if idle_minutes is None else idle_minutes,
+                min_new_messages=settings.min_new_messages if min_new_messages is None else min_new_messages,
+            ),
+            pipeline=pipeline,
+            redactor=_redactor(config),
+            embedder=embedder,
+            group_id=group_id,
+        )
+        last = _run(watcher.run(settings.interval_s if interval_s is None else interval_s, show, once=once))
+    if once and last is not None and last.exit_code:
+        sys.exit(last.exit_code)
+
+
+# --- migrate: summaries of the older session-tracking module -------------------------------------
+
+
+@main.command()
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--from-graph", is_flag=True, help="Migrate the old session-summary episodes in the graph.")
+@click.option(
+    "--group-id",
+    default=None,
+    callback=_check_group_id,
+    help="Write every migrated session to this group ([A-Za-z0-9_]); default: the old episode's "
+    "group (sanitized), or legacy_import for files.",
+)
+@click.option("--dry-run", is_flag=True, help="Read and convert, write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@backend_options
+def migrate(
+    files: tuple[Path, ...], from_graph: bool, group_id: str | None, dry_run: bool, as_json: bool, **opts: Any
+) -> None:
+    """Migrate summaries written by the older session-tracking module into the session graph.
+
+    FILES are SessionSummarySchema exports: one object per .json file, one per line of .jsonl, or
+    an old markdown summary (.md); folders are searched for .json and .jsonl. --from-graph reads
+    the old `Session NNN: ...` episodes of the backend. The old episodes, entities and edges are
+    never changed; running it again changes nothing. A record that cannot be read is reported
+    with its episode uuid or file:line and skipped (exit 1); the rest still goes in.
+
+    \b
+    Example:
+      graphiti-sessions migrate --from-graph --dry-run --json --backend neo4j --uri bolt://localhost:7687
+      graphiti-sessions migrate exported.jsonl old-summary.json --group-id myapp_1a2b3c4d
+    """
+    if not files and not from_graph:
+        raise UsageFailure("nothing to migrate: give legacy .json/.jsonl/.md files or --from-graph")
+    config, graph_config = _graph_config(opts)
+    redactor = _redactor(config)
+    try:
+        embedder = make_embedder(config.embedder)
+        discover_legacy_files(files)  # a missing path is a usage error, before any work
+    except ConfigError as exc:
+        raise UsageFailure(str(exc)) from exc
+    except FileNotFoundError as exc:
+        raise UsageFailure(str(exc)) from exc
+
+    async def go() -> dict[str, Any]:
+        options: dict[str, Any] = {"group_id": group_id, "dry_run": dry_run, "redactor": redactor}
+        if dry_run and not from_graph:  # nothing to read from or write to the graph
+            return (await migrate_legacy(None, list(files), **options)).to_dict()
+        async with open_backend(graph_config) as backend:
+            report = await migrate_legacy(
+                backend, list(files), from_graph=from_graph, embedder=embedder, **options
+            )
+        return report.to_dict()
+
+    report = _run(go())
+    _warn(report["problems"], report["failed"])
+    if as_json:
+        click.echo(json.dumps(report, indent=2, default=str))
+    else:
+        done = f"{len(report['sessions'])} would be migrated" if dry_run else f"{report['ingested']} migrated"
+        click.echo(
+            f"{report['sources_seen']} legacy records: {done}, {report['skipped']} unchanged or superseded, "
+            f"{len(report['failed'])} failed; {report['nodes_written']} nodes and "
+            f"{report['edges_written']} edges written"
+        )
+    if report["failed"]:
+        sys.exit(1)
 
 
 @main.group()
@@ -601,8 +799,7 @@ def classify_tools(transcript: Path, use_llm: bool | None, as_json: bool, config
         raise UsageFailure(str(exc)) from exc
     classifier, _ = _pipeline(config, use_llm)
     results = _run(classifier.classify_session(session.tool_calls))
-    for problem in [*(str(p) for p in session.problems), *classifier.problems]:
-        err_console.print(f"[yellow]warning[/]: {problem}", highlight=False)
+    _warn([*(str(p) for p in session.problems), *classifier.problems])
     rows = [
         {
             "tool_name": call.name,
@@ -664,8 +861,7 @@ def summarize(transcript: Path, fmt: str, use_llm: bool | None, config_path: Pat
         raise UsageFailure(str(exc)) from exc
     classifier, summarizer = _pipeline(config, use_llm)
     summary = _run(summarize_session(session, classifier, summarizer, _redactor(config)))
-    for problem in [*(str(p) for p in session.problems), *classifier.problems, *(summary.notes or [])]:
-        err_console.print(f"[yellow]warning[/]: {problem}", highlight=False)
+    _warn([*(str(p) for p in session.problems), *classifier.problems, *(summary.notes or [])])
     if fmt == "json":
         click.echo(summary.model_dump_json(indent=2, exclude_none=True))
     else:

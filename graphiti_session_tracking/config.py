@@ -60,6 +60,14 @@ class LLMConfig(_Strict):
     model: str = Field(default="gpt-4.1-mini", description="Model name.")
     base_url: str | None = Field(default=None, description="Any OpenAI-compatible endpoint.")
     api_key_env: str = Field(default="OPENAI_API_KEY", description="Environment variable with the key.")
+    max_retries: int = Field(
+        default=3,
+        ge=0,
+        le=10,
+        description="Retries of one LLM request after a rate limit (429), a server error (5xx), a "
+        "timeout or a lost connection, with exponential backoff (0.5 s doubling up to 8 s, or the "
+        "server's Retry-After up to 60 s). Then the offline result is used.",
+    )
 
 
 class EmbedderConfig(_Strict):
@@ -117,6 +125,23 @@ class RedactionConfig(_Strict):
     )
 
 
+class WatchConfig(_Strict):
+    """`watch`: when a session that changed is summarized again (its earlier summary is replaced)."""
+
+    idle_minutes: float = Field(
+        default=30.0,
+        ge=0,
+        description="Summarize a new or grown transcript once it has not been written to for this long "
+        "(newest file time of the transcript and its sub-agent transcripts).",
+    )
+    min_new_messages: int = Field(
+        default=20,
+        ge=1,
+        description="...or as soon as it has this many messages since its last summary, even while active.",
+    )
+    interval_s: float = Field(default=60.0, gt=0, description="Seconds between two passes of `watch`.")
+
+
 class AppConfig(_Strict):
     """The whole graphiti-sessions configuration file."""
 
@@ -127,6 +152,7 @@ class AppConfig(_Strict):
     embedder: EmbedderConfig = Field(default_factory=EmbedderConfig)
     summarization: SummarizationConfig = Field(default_factory=SummarizationConfig)
     redaction: RedactionConfig = Field(default_factory=RedactionConfig)
+    watch: WatchConfig = Field(default_factory=WatchConfig)
     group_id: str | None = Field(
         default=None,
         pattern=r"^[A-Za-z0-9_]+$",

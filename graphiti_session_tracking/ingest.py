@@ -21,12 +21,13 @@ from pydantic import ValidationError
 
 from .graph.backends import Backend
 from .graph.mapping import iso_time, resolve_group_id
-from .graph.writer import SessionGraphWriter
+from .graph.writer import SessionGraphWriter, WriteResult
 from .ledger import Ledger, classify_source
 from .redact import Redactor, redact_summary
 from .summary import EnhancedSessionSummarizer, EnhancedSessionSummary, summarize_session
 from .tools import UnifiedToolClassifier
-from .transcripts import Session, read_transcript
+from .transcripts import Session, TranscriptChangedError, read_transcript
+from .transcripts.state import encode_session
 
 DEFAULT_TRANSCRIPTS_DIR = Path.home() / ".claude" / "projects"
 
@@ -36,20 +37,36 @@ class SourceError(Exception):
 
 
 @dataclass
-class IngestReport:
+class WriteReport:
+    """What a run put into the graph; `ingest` and `migrate` report with the same keys."""
+
     sources_seen: int = 0
-    skipped: int = 0
-    ingested: int = 0
+    skipped: int = 0  # unchanged (or, for migrate, superseded)
+    ingested: int = 0  # written: created or replaced
     failed: list[dict[str, str]] = field(default_factory=list)
     nodes_written: int = 0
     edges_written: int = 0
-    llm_calls: int = 0
     problems: list[str] = field(default_factory=list)
     sessions: list[dict[str, Any]] = field(default_factory=list)
-    read_incrementally: int = 0
+
+    def add(self, source: str, result: WriteResult) -> None:
+        """Count one session's write."""
+        if result.status == "unchanged":
+            self.skipped += 1
+        else:
+            self.ingested += 1
+        self.nodes_written += result.nodes_written
+        self.edges_written += result.edges_written
+        self.sessions.append({"source": source, **asdict(result)})
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass
+class IngestReport(WriteReport):
+    llm_calls: int = 0
+    read_incrementally: int = 0
 
 
 def discover_sources(paths: Iterable[Path]) -> list[Path]:
@@ -73,7 +90,7 @@ class PreparedSource:
 
     path: Path
     summary: EnhancedSessionSummary
-    session: Session | None  # None for summary .json files
+    session_state: bytes | None  # the parsed session, encoded for the ledger; None for .json files
     byte_offset: int
 
 
@@ -84,19 +101,63 @@ class Prepared:
 
 
 def load_summary_file(path: Path) -> EnhancedSessionSummary:
-    """An EnhancedSessionSummary from a .json file; errors name the file and line or field."""
+    """An EnhancedSessionSummary from a .json file; errors name the file, the line and the field."""
     text = path.read_text(encoding="utf-8", errors="replace")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise SourceError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from exc
+    except RecursionError as exc:
+        raise SourceError(f"{path}:1: invalid JSON: nested too deeply") from exc
     try:
         return EnhancedSessionSummary.model_validate(data)
     except ValidationError as exc:
+        first = exc.errors()[0]
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}" for err in exc.errors()
         )
-        raise SourceError(f"{path}: not a session summary: {problems}") from exc
+        line = _line_of(text, first["loc"])
+        raise SourceError(f"{path}:{line}: not a session summary: {problems}") from exc
+
+
+def _line_of(text: str, loc: tuple[int | str, ...]) -> int:
+    """The line where the value at `loc` (a pydantic error location) starts in the JSON `text`:
+    the JSON is walked along the path only, skipping sibling values whole."""
+    decoder = json.JSONDecoder()
+    whitespace = " \t\r\n"
+
+    def skip(i: int) -> int:
+        while i < len(text) and text[i] in whitespace:
+            i += 1
+        return i
+
+    index = skip(0)
+    try:
+        for step in loc:
+            start, opener = index, text[index]
+            if opener not in "{[":
+                break
+            index, position, found = skip(index + 1), 0, False
+            while index < len(text) and text[index] not in "}]":
+                if opener == "{":
+                    key, index = decoder.raw_decode(text, index)
+                    index = skip(skip(index) + 1)  # past the colon
+                    found = key == step
+                else:
+                    found = position == step
+                if found:
+                    break
+                _, index = decoder.raw_decode(text, index)
+                index = skip(index)
+                if index < len(text) and text[index] == ",":
+                    index = skip(index + 1)
+                position += 1
+            if not found:  # e.g. a missing field: the object that lacks it
+                index = start
+                break
+    except (ValueError, IndexError, RecursionError):
+        pass  # the nearest position found so far is still the best answer
+    return text.count("\n", 0, min(index, len(text))) + 1
 
 
 async def prepare(
@@ -155,17 +216,38 @@ async def _prepare_one(
         summary = redact_summary(load_summary_file(source), redactor)
         return PreparedSource(source, summary, None, source.stat().st_size)
     previous = ledger.session_state(source) if ledger is not None and state == "grown" else None
-    session = read_transcript(source, start_offset=offset if previous else 0, previous=previous)
+    try:
+        session, summary = await _read_and_summarize(
+            source, offset, previous, classifier, summarizer, redactor
+        )
+    except TranscriptChangedError:
+        if previous is None:
+            raise
+        # The part read before was rewritten after all (its tail still matched): read it whole.
+        previous = None
+        session, summary = await _read_and_summarize(source, 0, None, classifier, summarizer, redactor)
     if previous is not None:
         report.read_incrementally += 1
     report.problems.extend(str(p) for p in session.problems)
+    report.problems.extend(f"{source}: {note}" for note in summary.notes or [])
+    report.llm_calls += summary.llm_calls
+    # Only the compact state is kept until the write: many sessions in one run stay small.
+    return PreparedSource(source, summary, encode_session(session), session.end_offset)
+
+
+async def _read_and_summarize(
+    source: Path,
+    offset: int,
+    previous: Session | None,
+    classifier: UnifiedToolClassifier | None,
+    summarizer: EnhancedSessionSummarizer | None,
+    redactor: Redactor,
+) -> tuple[Session, EnhancedSessionSummary]:
+    session = read_transcript(source, start_offset=offset if previous else 0, previous=previous)
     if not session.messages:
         detail = f" ({session.problems[0]})" if session.problems else ""
         raise SourceError(f"{source}: no conversation in transcript{detail}")
-    summary = await summarize_session(session, classifier, summarizer, redactor)
-    report.problems.extend(f"{source}: {note}" for note in summary.notes or [])
-    report.llm_calls += summary.llm_calls
-    return PreparedSource(source, summary, session, session.end_offset)
+    return session, await summarize_session(session, classifier, summarizer, redactor)
 
 
 async def write(
@@ -175,8 +257,11 @@ async def write(
     ledger: Ledger | None = None,
     group_id: str | None = None,
     embedder: EmbedderClient | None = None,
+    on_progress: Callable[[Path], None] | None = None,
 ) -> IngestReport:
-    """Write the prepared summaries (with `backend=None`, a dry run) and record them in the ledger."""
+    """Write the prepared summaries (with `backend=None`, a dry run) and record them in the ledger.
+
+    Raises `BackendLost` when the backend goes away; what was committed before is recorded."""
     report = prepared.report
     if backend is None:
         for item in prepared.sources:
@@ -197,25 +282,27 @@ async def write(
             report.failed.append({"source": str(item.path), "error": str(exc)})
             continue
         writable.append(item)
+
+    def committed(batch: list[tuple[int, WriteResult]]) -> None:
+        # Recorded as soon as the batch is in the graph: a run stopped later (backend lost, kill)
+        # keeps this progress, and the next run does only the rest.
+        for index, result in batch:
+            item = writable[index]
+            if ledger is not None:
+                ledger.record(
+                    item.path,
+                    byte_offset=item.byte_offset,
+                    session_id=result.session_id,
+                    group_id=result.group_id,
+                    summary_version=result.summary_version,
+                    session=item.session_state,
+                )
+            report.add(str(item.path), result)
+            if on_progress is not None:
+                on_progress(item.path)
+
     writer = SessionGraphWriter(backend, embedder=embedder)
-    results = await writer.ingest_many([item.summary for item in writable], group_id=group_id)
-    for item, result in zip(writable, results, strict=True):
-        if ledger is not None:
-            ledger.record(
-                item.path,
-                byte_offset=item.byte_offset,
-                session_id=result.session_id,
-                group_id=result.group_id,
-                summary_version=result.summary_version,
-                session=item.session,
-            )
-        if result.status == "unchanged":
-            report.skipped += 1
-        else:
-            report.ingested += 1
-        report.nodes_written += result.nodes_written
-        report.edges_written += result.edges_written
-        report.sessions.append({"source": str(item.path), **asdict(result)})
+    await writer.ingest_many([item.summary for item in writable], group_id=group_id, on_batch=committed)
     return report
 
 

@@ -11,7 +11,6 @@ belongs to one graph: beside the FalkorDB Lite file (deleted with it), or under
 from __future__ import annotations
 
 import hashlib
-import pickle
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -21,9 +20,9 @@ from pathlib import Path
 
 from .config import GRAPHITI_HOME, GraphConfig
 from .transcripts import Session
+from .transcripts.state import StateError, decode_session, encode_session
 
 _TAIL = 4096  # bytes before the read offset whose hash tells an append from a rewrite
-_STATE_VERSION = 1
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sources (
@@ -155,10 +154,9 @@ class Ledger:
         if not row or row[0] is None:
             return None
         try:
-            version, session = pickle.loads(row[0])  # our own file, written below
-        except Exception:  # an older or damaged state only costs a full re-read
+            return decode_session(row[0])  # our own bytes, written below
+        except StateError:  # an older or damaged state only costs a full re-read
             return None
-        return session if version == _STATE_VERSION and isinstance(session, Session) else None
 
     def record(
         self,
@@ -168,11 +166,17 @@ class Ledger:
         session_id: str | None,
         group_id: str | None,
         summary_version: int | None,
-        session: Session | None = None,
+        session: Session | bytes | None = None,
     ) -> None:
+        """Record a source as ingested; `session` is the parsed session or its `encode_session` bytes
+        (transcripts/state.py: about 100 bytes a tool call)."""
         resolved = path.resolve()
         now = fingerprint(resolved)
-        state = pickle.dumps((_STATE_VERSION, session)) if session is not None else None
+        if resolved.suffix == ".jsonl" and now.size > byte_offset and _line_after(resolved, byte_offset):
+            # Lines appended after the read stopped (while it summarized): record the size that
+            # was read, so the next run sees the transcript as grown instead of unchanged.
+            now = Fingerprint(byte_offset, now.mtime_ns)
+        state = session if isinstance(session, bytes | None) else encode_session(session)
         with self._transaction() as db:
             db.execute(
                 "INSERT OR REPLACE INTO sources (path, size, mtime_ns, content_hash, byte_offset, tail_hash, "
@@ -197,6 +201,17 @@ class Ledger:
 
     def count(self) -> int:
         return int(self._db.execute("SELECT count(*) FROM sources").fetchone()[0])
+
+
+def _line_after(path: Path, offset: int) -> bool:
+    """Whether a complete line (a newline) follows `offset`; a line still being written does not
+    count: the reader leaves it for later, and the file is unchanged until it is finished."""
+    with path.open("rb") as handle:
+        handle.seek(offset)
+        while chunk := handle.read(1 << 16):
+            if b"\n" in chunk:
+                return True
+    return False
 
 
 def classify_source(path: Path, record: SourceRecord | None) -> tuple[str, int]:

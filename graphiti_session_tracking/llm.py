@@ -15,6 +15,7 @@ from graphiti_core.llm_client.config import LLMConfig as GraphitiLLMConfig
 from graphiti_core.llm_client.config import ModelSize
 from graphiti_core.llm_client.openai_generic_client import OpenAIGenericClient
 from graphiti_core.prompts.models import Message
+from openai import AsyncOpenAI
 from pydantic import BaseModel
 
 from .config import ConfigError, EmbedderConfig, LLMConfig
@@ -78,17 +79,45 @@ class RedactingLLMClient(LLMClient):
         )
 
 
-def make_llm_client(config: LLMConfig, redactor: Redactor | None = None) -> LLMClient | None:
-    """The configured LLM client (prompts always redacted), or None when the LLM is off."""
+class _SdkRetriedClient(OpenAIGenericClient):
+    """Graphiti's generic OpenAI client, retried only by the openai SDK.
+
+    Graphiti wraps each request in its own retry (4 attempts, waits of 5 to 120 s) on top of the
+    SDK's: attempts then multiply and one rate-limited session could stall an ingest for minutes.
+    Here the SDK alone retries (`llm.max_retries`, exponential backoff, Retry-After honoured), so
+    the number of requests and the time they take stay bounded; then the caller's offline
+    fallback takes over.
+    """
+
+    async def _generate_response_with_retry(  # type: ignore[override]
+        self,
+        messages: list[Message],
+        response_model: type[BaseModel] | None = None,
+        max_tokens: int = 8192,
+        model_size: ModelSize = ModelSize.medium,
+        *,
+        model: str | None = None,
+    ) -> dict[str, Any]:
+        overrides: dict[str, Any] = {"model": model} if model is not None else {}
+        return await self._generate_response(messages, response_model, max_tokens, model_size, **overrides)
+
+
+def make_llm_client(
+    config: LLMConfig, redactor: Redactor | None = None, *, timeout_s: float = 120.0
+) -> LLMClient | None:
+    """The configured LLM client (prompts always redacted), or None when the LLM is off.
+
+    `timeout_s` bounds each HTTP request; `config.max_retries` bounds the retries."""
     if not config.enabled:
         return None
-    client = OpenAIGenericClient(
+    api_key = _api_key(config.api_key_env, config.base_url, "the LLM")
+    client = _SdkRetriedClient(
         GraphitiLLMConfig(
-            api_key=_api_key(config.api_key_env, config.base_url, "the LLM"),
-            base_url=config.base_url,
-            model=config.model,
-            small_model=config.model,
-        )
+            api_key=api_key, base_url=config.base_url, model=config.model, small_model=config.model
+        ),
+        client=AsyncOpenAI(
+            api_key=api_key, base_url=config.base_url, max_retries=config.max_retries, timeout=timeout_s
+        ),
     )
     return RedactingLLMClient(client, redactor or Redactor())
 

@@ -131,7 +131,16 @@ def test_dry_run_writes_nothing(falkordb_config: GraphConfig) -> None:
 
 
 @pytest.mark.parametrize(
-    "command", [["ingest"], ["query", "files"], ["config", "schema"], ["summarize"], ["classify-tools"]]
+    "command",
+    [
+        ["ingest"],
+        ["query", "files"],
+        ["config", "schema"],
+        ["summarize"],
+        ["classify-tools"],
+        ["watch"],
+        ["migrate"],
+    ],
 )
 def test_every_command_has_help_with_an_example(command: list[str]) -> None:
     result = cli(*command, "--help")

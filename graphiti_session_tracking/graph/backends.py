@@ -46,6 +46,35 @@ class BackendError(Exception):
     """The backend cannot be opened or used; the message names the URI or file."""
 
 
+class BackendLost(BackendError):
+    """The backend went away in the middle of a run. What was committed before stays; the
+    statement in flight is atomic, so it left nothing behind."""
+
+
+def is_connection_loss(exc: BaseException) -> bool:
+    """Whether `exc` means the server is gone (as opposed to a bad query or bad data)."""
+    from neo4j.exceptions import ServiceUnavailable, SessionExpired
+    from redis.exceptions import BusyLoadingError
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+
+    lost = (
+        ServiceUnavailable,
+        SessionExpired,
+        RedisConnectionError,
+        RedisTimeoutError,
+        BusyLoadingError,
+        ConnectionError,
+        TimeoutError,
+    )
+    seen: BaseException | None = exc
+    while seen is not None:  # drivers often wrap the socket error
+        if isinstance(seen, lost):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 @dataclass
 class Backend:
     """An open graph backend. Use `driver_for(group_id)` to read or write one group."""
@@ -84,12 +113,28 @@ class Backend:
         )
         return [r["group_id"] for r in records if r["group_id"]]
 
+    async def every_graph(self) -> list[tuple[str, GraphDriver]]:
+        """A reading driver for each graph in the database, whatever its name (the one Neo4j
+        database, or every FalkorDB graph): for data written by others, such as the old
+        session-tracking episodes. No index is built on them."""
+        if not self.graph_per_group:
+            return [("", self.driver)]
+        graphs: list[str] = await self.driver.client.list_graphs()  # type: ignore[attr-defined]
+        drivers: list[tuple[str, GraphDriver]] = []
+        for name in sorted(graphs):
+            driver = self.driver.clone(database=name)
+            await _cancel_init_task(driver)
+            drivers.append((name, driver))
+        return drivers
+
     async def close(self) -> None:
         self._group_drivers.clear()
         if self._embedded is not None:
             await self._embedded.close()
         else:
-            await self.driver.close()  # type: ignore[no-untyped-call]
+            # A server that went away must not turn closing into a second error.
+            with contextlib.suppress(Exception):
+                await self.driver.close()  # type: ignore[no-untyped-call]
 
 
 _GROUP_RE = re.compile(r"[A-Za-z0-9_]+")

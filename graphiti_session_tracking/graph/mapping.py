@@ -333,6 +333,10 @@ def _map_records(
         )
         _relate(graph, session, Relation.DISCOVERED, node, f"Session {sid} discovered: {discovery}")
 
+    # Documents consulted are Files too (shared with the group), linked apart from MODIFIED_FILE.
+    for path in summary.documentation_referenced or []:
+        _relate(graph, session, Relation.REFERENCED_DOC, file_node(path), f"Session {sid} referenced {path}")
+
     if previous_session_uuid is not None and previous_session_uuid != session.uuid:
         graph.edges.append(
             EntityEdge(

@@ -42,6 +42,7 @@ class Relation(StrEnum):
     CONFIG_IN_FILE = "CONFIG_IN_FILE"
     AFFECTS_FILE = "AFFECTS_FILE"
     CONTINUES = "CONTINUES"
+    REFERENCED_DOC = "REFERENCED_DOC"  # Session to a File it consulted (legacy documentation_referenced)
 
 
 # File and Tool nodes are shared by every session of a group; all other entities belong to one session.

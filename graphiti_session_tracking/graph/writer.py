@@ -9,7 +9,7 @@ parameters. With an embedder, names and facts are embedded in one request per ba
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import pairwise
@@ -22,7 +22,7 @@ from graphiti_core.nodes import EntityNode
 
 from graphiti_session_tracking.summary import EnhancedSessionSummary
 
-from .backends import Backend
+from .backends import Backend, BackendLost, is_connection_loss
 from .mapping import SessionGraph, content_hash, iso_time, map_summary, resolve_group_id
 from .schema import SHARED_LABELS, Label, entity_uuid
 
@@ -139,19 +139,39 @@ class SessionGraphWriter:
         return (await self.ingest_many([summary], group_id=group_id))[0]
 
     async def ingest_many(
-        self, summaries: Sequence[EnhancedSessionSummary], group_id: str | None = None
+        self,
+        summaries: Sequence[EnhancedSessionSummary],
+        group_id: str | None = None,
+        *,
+        on_batch: Callable[[list[tuple[int, WriteResult]]], None] | None = None,
     ) -> list[WriteResult]:
-        """Write many sessions, grouped by project and batched; results in the given order."""
+        """Write many sessions, grouped by project and batched; results in the given order.
+
+        `on_batch` hears of each batch as soon as it is committed (index into `summaries`, result),
+        so a caller can record progress that survives a later failure. A lost connection raises
+        `BackendLost` saying how far the run got."""
         results: dict[int, WriteResult] = {}
         by_group: dict[str, list[int]] = {}
         for index, summary in enumerate(summaries):
             by_group.setdefault(resolve_group_id(summary, group_id), []).append(index)
         for group, indices in by_group.items():
-            driver = await self.backend.driver_for(group)
             for start in range(0, len(indices), self.batch_size):
                 chunk = indices[start : start + self.batch_size]
-                written = await self._write_batch(driver, group, [summaries[i] for i in chunk])
+                try:
+                    driver = await self.backend.driver_for(group)
+                    written = await self._write_batch(driver, group, [summaries[i] for i in chunk])
+                except Exception as exc:
+                    if not is_connection_loss(exc):
+                        raise
+                    raise BackendLost(
+                        f"lost the {self.backend.kind} backend at {self.backend.location} after writing "
+                        f"{len(results)} of {len(summaries)} sessions ({type(exc).__name__}: "
+                        f"{str(exc).strip().splitlines()[0] if str(exc).strip() else 'connection lost'}); "
+                        "no session was half written — run the same command again to finish"
+                    ) from exc
                 results.update(zip(chunk, written, strict=True))
+                if on_batch is not None:
+                    on_batch(list(zip(chunk, written, strict=True)))
         return [results[i] for i in range(len(summaries))]
 
     async def _write_batch(

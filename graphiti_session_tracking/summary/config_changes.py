@@ -109,23 +109,24 @@ def _changes(call: ToolCall, parse: Callable[[str], Settings]) -> Iterator[tuple
 def _before_after(call: ToolCall) -> list[tuple[str | None, str]]:
     """The file's text before and after the call, whole when known, else the edited fragments."""
     structured: dict[str, Any] = (call.result.structured if call.result else None) or {}
+    args = call.full_input  # the whole edit: `input` holds only the start of long texts
     original = structured.get("originalFile")
     original = original if isinstance(original, str) else None
     if call.name == "Write":
         content = structured.get("content")
-        after = content if isinstance(content, str) else _whole(call.input.get("content"))
+        after = content if isinstance(content, str) else _whole(args.get("content"))
         before = None if structured.get("type") == "create" else original
         return [(before, after)]
     if call.name == "Edit":
         pairs = [
             (
-                _text(structured.get("oldString"), call.input.get("old_string")),
-                _text(structured.get("newString"), call.input.get("new_string")),
+                _text(structured.get("oldString"), args.get("old_string")),
+                _text(structured.get("newString"), args.get("new_string")),
             )
         ]
-        replace_all = bool(structured.get("replaceAll", call.input.get("replace_all")))
+        replace_all = bool(structured.get("replaceAll", args.get("replace_all")))
     else:  # MultiEdit
-        edits = call.input.get("edits")
+        edits = args.get("edits")
         pairs = [
             (_whole(e.get("old_string")), _whole(e.get("new_string")))
             for e in (edits if isinstance(edits, list) else [])
@@ -149,7 +150,7 @@ def _text(preferred: Any, fallback: Any) -> str:
 
 
 def _whole(value: Any) -> str:
-    """A tool input string; one the reader cut loses its unfinished last line, not a wrong value."""
+    """A tool input string; one cut (`…[N more]`) loses its unfinished last line, not a wrong value."""
     if not isinstance(value, str):
         return ""
     text: str = value

@@ -53,7 +53,7 @@ def collapse_tool_call(call: ToolCall, cwd: str | None) -> str:
     if name == "Read":
         text = f"Read {path()}"
     elif name == "Write":
-        content = str(args.get("content", ""))
+        content = str(call.full_input.get("content", ""))  # the whole file, to count its lines
         text = f"Wrote {path()} ({content.count(chr(10)) + 1 if content else 0} lines)"
     elif name == "Edit":
         text = f"Edited {path()}: replaced '{_short(str(args.get('old_string', '')), 60)}' with '{_short(str(args.get('new_string', '')), 60)}'"

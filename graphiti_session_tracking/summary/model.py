@@ -103,6 +103,9 @@ class EnhancedSessionSummary(_Record):
     discoveries: list[str] | None = None
     test_results: TestSummary | None = None
     files_modified: list[str] | None = None
+    # Documents the session consulted (a legacy summary's `documentation_referenced`): the graph
+    # links them to the session (REFERENCED_DOC), apart from the files it modified.
+    documentation_referenced: list[str] | None = None
     mcp_tools_used: list[str] | None = None
     tools_used: list[ToolUse] | None = None
 
@@ -116,6 +119,9 @@ class EnhancedSessionSummary(_Record):
     llm_output_tokens: NonNegativeInt = 0
     segments: list[SummarySegment] | None = None
     notes: list[str] | None = None
+    # Facts with no field of their own, kept in the episode content: e.g. a migrated legacy
+    # record's token_count, its raw duration text and where it came from. Flat scalars only.
+    metadata: dict[str, str | int | float | bool] | None = None
 
     def to_markdown(self) -> str:
         """The summary as Markdown, in the layout of the spec's Appendix A."""
@@ -180,6 +186,7 @@ class EnhancedSessionSummary(_Record):
                 tests.append(f"- **Coverage**: {tr.coverage_pct:.1f}%")
             section("Test Results", tests)
         section("Files Modified", [f"- `{f}`" for f in self.files_modified or []] or ["- (none)"])
+        section("Documentation Referenced", [f"- `{d}`" for d in self.documentation_referenced or []])
         section("MCP Tools Used", [f"- `{t}`" for t in self.mcp_tools_used or []])
         section("Next Steps", [f"- {step}" for step in self.next_steps or []])
         return "\n".join(lines).rstrip() + "\n"

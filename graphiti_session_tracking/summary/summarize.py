@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
 
 from graphiti_session_tracking.activity import ActivityDetector
 from graphiti_session_tracking.redact import Redactor, redact_summary
 from graphiti_session_tracking.tools import Classification, UnifiedToolClassifier
-from graphiti_session_tracking.transcripts import Session
+from graphiti_session_tracking.transcripts import Session, ToolCall
 
 from .llm_summarizer import EnhancedSessionSummarizer
 from .model import EnhancedSessionSummary, ToolUse
@@ -26,10 +29,10 @@ async def summarize_session(
     share its cache and LLM across sessions. Without a summarizer the summary is the offline one.
     """
     classifier = classifier or UnifiedToolClassifier(None, persist=False)
-    classifications = await classifier.classify_session(session.tool_calls)
-    vector = ActivityDetector().detect(session, classifications)
+    signals, kinds = await _classify(classifier, session.tool_calls)
+    vector = ActivityDetector().detect(session, signals)
     offline = extract_summary(session).model_copy(
-        update={"activity_vector": vector, "tools_used": tools_used(classifications) or None}
+        update={"activity_vector": vector, "tools_used": _tool_uses(kinds) or None}
     )
     summary = offline if summarizer is None else await summarizer.summarize(session, offline)
     # Secrets never reach the graph: every text of the summary is redacted (default rules unless
@@ -37,11 +40,46 @@ async def summarize_session(
     return redact_summary(summary, redactor or Redactor())
 
 
-def tools_used(classifications: list[Classification]) -> list[ToolUse]:
+# Calls classified at a time: a classification costs about 1.5 KB, so a session of 50,000 calls
+# holds at most this many, not all (only a session this long asks the LLM once per part).
+CLASSIFY_CHUNK = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class _Signals:
+    """One call's activity signals, shared by every call that has the same ones."""
+
+    activity_signals: dict[str, float]
+
+
+async def _classify(
+    classifier: UnifiedToolClassifier, calls: list[ToolCall]
+) -> tuple[list[_Signals], dict[str, Counter[tuple[str, str]]]]:
+    """Per call (in order) its activity signals, and per tool the (intent, domain) counts."""
+    signals: list[_Signals] = []
+    shared: dict[tuple[Any, ...], _Signals] = {}
+    kinds: dict[str, Counter[tuple[str, str]]] = {}
+    for start in range(0, len(calls), CLASSIFY_CHUNK):
+        chunk = await classifier.classify_session(calls[start : start + CLASSIFY_CHUNK])
+        for item in chunk:
+            key = tuple(item.activity_signals.items())  # same order, so sums are bit-for-bit equal
+            holder = shared.get(key)
+            if holder is None:
+                holder = shared[key] = _Signals(dict(item.activity_signals))
+            signals.append(holder)
+            kinds.setdefault(item.tool_name, Counter())[(item.intent.value, item.domain.value)] += 1
+    return signals, kinds
+
+
+def tools_used(classifications: Iterable[Classification]) -> list[ToolUse]:
     """Each tool once, with its call count and its most frequent intent and domain."""
     by_tool: dict[str, Counter[tuple[str, str]]] = {}
     for item in classifications:
         by_tool.setdefault(item.tool_name, Counter())[(item.intent.value, item.domain.value)] += 1
+    return _tool_uses(by_tool)
+
+
+def _tool_uses(by_tool: dict[str, Counter[tuple[str, str]]]) -> list[ToolUse]:
     uses = []
     for name, kinds in sorted(by_tool.items()):
         (intent, domain), _ = kinds.most_common(1)[0]

@@ -23,7 +23,7 @@ def todo_items(call: ToolCall) -> list[tuple[str, str]]:
     `todos` is normally a list of {"content", "status", "activeForm"}; a list sent as a JSON string,
     items without text, or statuses in other case are tolerated rather than trusted blindly.
     """
-    todos: Any = call.input.get("todos")
+    todos: Any = call.full_input.get("todos")  # a list longer than the reader keeps is read whole
     if isinstance(todos, str):
         try:
             todos = json.loads(todos)

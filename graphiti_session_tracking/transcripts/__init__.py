@@ -2,6 +2,7 @@
 
 from .model import Message, Problem, Session, TokenUsage, ToolCall, ToolResult
 from .reader import TranscriptNotFoundError, read_transcript
+from .spill import TranscriptChangedError
 
 __all__ = [
     "Message",
@@ -10,6 +11,7 @@ __all__ = [
     "TokenUsage",
     "ToolCall",
     "ToolResult",
+    "TranscriptChangedError",
     "TranscriptNotFoundError",
     "read_transcript",
 ]

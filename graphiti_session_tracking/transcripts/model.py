@@ -6,8 +6,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from .spill import Spill, call_input, result_structured, result_text
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, slots=True)
 class Problem:
     """Something wrong in the input, with where it is; reading goes on past it."""
 
@@ -19,32 +21,186 @@ class Problem:
         return f"{self.source}:{self.line}: {self.message}"
 
 
-@dataclass
 class ToolResult:
-    text: str
-    is_error: bool
-    timestamp: datetime | None
-    structured: dict[str, Any] | None = None
+    """A tool's answer: `is_error`, its text (head and tail kept) and Claude Code's `toolUseResult`.
+
+    Read from a transcript, a long text and the `toolUseResult` stay in the file and are read
+    again on first use (`spill.py`), so a session's memory does not follow its tools' output.
+    """
+
+    __slots__ = ("_lazy_structured", "_spill", "_structured", "_text", "is_error", "timestamp")
+
+    def __init__(
+        self,
+        text: str,
+        is_error: bool,
+        timestamp: datetime | None,
+        structured: dict[str, Any] | None = None,
+    ) -> None:
+        self._text: str | None = text
+        self.is_error = is_error
+        self.timestamp = timestamp
+        self._structured = structured
+        self._spill: Spill | None = None
+        self._lazy_structured = False
+
+    @classmethod
+    def spilled(
+        cls,
+        spill: Spill,
+        *,
+        is_error: bool,
+        timestamp: datetime | None,
+        text: str | None,
+        has_structured: bool,
+    ) -> ToolResult:
+        """A result whose text (when `text` is None) and `toolUseResult` are read from `spill`."""
+        result = cls("", is_error, timestamp)
+        result._text = text
+        result._spill = spill
+        result._lazy_structured = has_structured
+        return result
+
+    @property
+    def text(self) -> str:
+        if self._text is not None:
+            return self._text
+        assert self._spill is not None
+        return result_text(self._spill)
+
+    @property
+    def structured(self) -> dict[str, Any] | None:
+        if self._lazy_structured and self._spill is not None:
+            return result_structured(self._spill)
+        return self._structured
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return (
+            self._text,
+            self.is_error,
+            self.timestamp,
+            self._structured,
+            self._spill,
+            self._lazy_structured,
+        )
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        (self._text, self.is_error, self.timestamp, self._structured, self._spill, self._lazy_structured) = (
+            state
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ToolResult):
+            return NotImplemented
+        return (self.text, self.is_error, self.timestamp, self.structured) == (
+            other.text,
+            other.is_error,
+            other.timestamp,
+            other.structured,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        shown = self._text if self._text is not None else f"<in {self._spill}>"
+        return f"ToolResult(text={shown!r:.80}, is_error={self.is_error})"
 
 
-@dataclass
 class ToolCall:
-    id: str
-    name: str
-    input: dict[str, Any]
-    timestamp: datetime | None
-    line: int
-    is_sidechain: bool = False
-    from_subagent: bool = False  # read from a sub-agent transcript beside the session
-    result: ToolResult | None = None
+    """One tool use, linked to its result.
+
+    `input` holds every string up to INPUT_PREVIEW_LIMIT characters (a Bash `command` up to
+    INPUT_TEXT_LIMIT), longer ones cut with `…[N more]`; `full_input` is the input as written,
+    read from the transcript when something was cut (a Write's whole file, an Edit's old text).
+    """
+
+    __slots__ = (
+        "_spill",
+        "from_subagent",
+        "id",
+        "input",
+        "is_sidechain",
+        "line",
+        "name",
+        "result",
+        "timestamp",
+    )
+
+    def __init__(
+        self,
+        id: str,
+        name: str,
+        input: dict[str, Any],
+        timestamp: datetime | None,
+        line: int,
+        is_sidechain: bool = False,
+        from_subagent: bool = False,  # read from a sub-agent transcript beside the session
+        result: ToolResult | None = None,
+        *,
+        spill: Spill | None = None,  # where the whole input is, when `input` was cut
+    ) -> None:
+        self.id = id
+        self.name = name
+        self.input = input
+        self.timestamp = timestamp
+        self.line = line
+        self.is_sidechain = is_sidechain
+        self.from_subagent = from_subagent
+        self.result = result
+        self._spill = spill
+
+    @property
+    def full_input(self) -> dict[str, Any]:
+        """The input with nothing cut (read from the transcript when `input` is a preview)."""
+        return self.input if self._spill is None else call_input(self._spill)
+
+    @property
+    def input_cut(self) -> bool:
+        return self._spill is not None
 
     @property
     def succeeded(self) -> bool:
         """A call counts as done only when its result came back without an error."""
         return self.result is not None and not self.result.is_error
 
+    def __getstate__(self) -> tuple[Any, ...]:
+        return (
+            self.id,
+            self.name,
+            self.input,
+            self.timestamp,
+            self.line,
+            self.is_sidechain,
+            self.from_subagent,
+            self.result,
+            self._spill,
+        )
 
-@dataclass
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        (
+            self.id,
+            self.name,
+            self.input,
+            self.timestamp,
+            self.line,
+            self.is_sidechain,
+            self.from_subagent,
+            self.result,
+            self._spill,
+        ) = state
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ToolCall):
+            return NotImplemented
+        return self.__getstate__()[:-1] == other.__getstate__()[:-1]
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ToolCall(id={self.id!r}, name={self.name!r}, line={self.line}, result={self.result!r})"
+
+
+@dataclass(slots=True)
 class TokenUsage:
     input_tokens: int = 0
     output_tokens: int = 0
@@ -67,7 +223,7 @@ class TokenUsage:
         )
 
 
-@dataclass
+@dataclass(slots=True)
 class Message:
     """One user or assistant turn. An API response split over several lines is one Message."""
 

@@ -8,23 +8,37 @@ a line boundary, and a truncated last line (a write in progress) is left for the
 from __future__ import annotations
 
 import json
+import os
+import zlib
 from collections.abc import Iterator
 from dataclasses import replace
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from .model import Message, Problem, Session, TokenUsage, ToolCall, ToolResult
+from .spill import (
+    INPUT_TEXT_LIMIT,
+    RESULT_INLINE_LIMIT,
+    TEXT_LIMIT,
+    Spill,
+    block_text,
+    decode_record,
+    loads_json,
+    preview_input,
+)
 
 # Record types Claude Code writes that carry no conversation content for us; counted, not parsed.
 _BOOKKEEPING_TYPES = frozenset(
     {"queue-operation", "file-history-snapshot", "progress", "attachment", "system"}
 )
-# Tool results keep their head and tail (a test run's totals are at the end) and tool inputs (a
-# Write's whole file) their start, so a session's memory grows with its number of calls, not with
-# the size of the files and outputs it touched.
-TEXT_LIMIT = 8_000
-INPUT_TEXT_LIMIT = 4_000
+__all__ = [
+    "INPUT_TEXT_LIMIT",
+    "TEXT_LIMIT",
+    "TranscriptNotFoundError",
+    "read_transcript",
+    "subagent_transcripts",
+]
 
 
 class TranscriptNotFoundError(FileNotFoundError):
@@ -45,6 +59,7 @@ def read_transcript(
     new lines are parsed, and the result is the whole session.
     """
     source = Path(path)
+    start_offset = max(0, start_offset)
     if not source.is_file():
         raise TranscriptNotFoundError(f"transcript not found: {source}")
     if previous is not None:
@@ -83,13 +98,29 @@ def subagent_transcripts(source: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*.jsonl") if p.is_file()) if folder.is_dir() else []
 
 
+class _Line:
+    """One raw line and where it is, so a long text in it can be read again later (a Spill)."""
+
+    __slots__ = ("_crc", "number", "path", "raw", "start")
+
+    def __init__(self, path: str, number: int, start: int, raw: bytes) -> None:
+        self.path, self.number, self.start, self.raw = path, number, start, raw
+        self._crc: int | None = None
+
+    def spill(self, block: int) -> Spill:
+        if self._crc is None:
+            self._crc = zlib.crc32(self.raw)
+        return Spill(self.path, self.start, len(self.raw), self._crc, self.number, block)
+
+
 def _read_into(builder: _SessionBuilder, source: Path, start_offset: int, count_offsets: bool) -> None:
     session = builder.session
     name = str(source)
+    where = os.path.abspath(source)  # one string object for every Spill of this file
     for line_no, offset_after, raw in _lines(source, start_offset, session, track_offset=count_offsets):
         record = _decode(raw, name, line_no, session)
         if record is not None:
-            builder.add(record, line_no)
+            builder.add(record, _Line(where, line_no, offset_after - len(raw), raw))
         if count_offsets:
             session.end_offset = offset_after
             session.lines_read += 1
@@ -121,8 +152,10 @@ def _lines(
             line_no += 1
             offset += len(raw)
             if not raw.endswith(b"\n"):
+                if not raw.strip():
+                    return  # trailing blanks of a write in progress: nothing to read yet
                 try:
-                    json.loads(raw)
+                    decode_record(raw)
                 except ValueError:
                     session.problems.append(
                         Problem(
@@ -147,9 +180,10 @@ def _decode(raw: bytes, source: str, line_no: int, session: Session) -> dict[str
         )
         text = stripped.decode("utf-8", errors="replace")
     try:
-        record = json.loads(text)
-    except json.JSONDecodeError as exc:
-        session.problems.append(Problem(source, line_no, f"invalid JSON: {exc.msg} (column {exc.colno})"))
+        record = loads_json(text)
+    except ValueError as exc:
+        msg = f"{exc.msg} (column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else str(exc)
+        session.problems.append(Problem(source, line_no, f"invalid JSON: {msg}"))
         return None
     if not isinstance(record, dict):
         session.problems.append(
@@ -160,12 +194,17 @@ def _decode(raw: bytes, source: str, line_no: int, session: Session) -> dict[str
 
 
 def _timestamp(value: Any) -> datetime | None:
+    """An ISO time; one without a zone is taken as UTC (Claude Code writes UTC), so all compare."""
     if not isinstance(value, str):
         return None
     try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        if parsed.tzinfo is None:
+            return parsed.replace(tzinfo=UTC)
+        parsed.astimezone(UTC)  # a zone that pushes it out of datetime's range cannot be compared
+    except (ValueError, OverflowError):
         return None
+    return parsed
 
 
 def _int(value: Any) -> int:
@@ -183,16 +222,6 @@ def _usage(value: Any) -> TokenUsage | None:
     )
 
 
-def _block_text(content: Any) -> str:
-    """Text of a tool_result's content: a string, or a list of text blocks."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [b.get("text", "") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)]
-        return "\n".join(parts)
-    return ""
-
-
 class _SessionBuilder:
     """Folds records into the Session: merges split API responses, links tool results to calls."""
 
@@ -205,6 +234,11 @@ class _SessionBuilder:
             if message.message_id:
                 self.by_message_id[message.message_id] = message
         self.calls: dict[str, ToolCall] = {call.id: call for call in session.tool_calls}
+        # One copy of each repeated short string (tool names, input keys, paths) for this read.
+        self.strings: dict[str, str] = {}
+
+    def share(self, text: str) -> str:
+        return self.strings.setdefault(text, text)
 
     @property
     def source(self) -> str:
@@ -216,12 +250,13 @@ class _SessionBuilder:
     def _sidechain(self, record: dict[str, Any]) -> bool:
         return self.sidechain_file is not None or record.get("isSidechain") is True
 
-    def add(self, record: dict[str, Any], line_no: int) -> None:
+    def add(self, record: dict[str, Any], line: _Line) -> None:
         session = self.session
+        line_no = line.number
         kind = record.get("type")
         kind_name = kind if isinstance(kind, str) else "<missing>"
         session.record_counts[kind_name] = session.record_counts.get(kind_name, 0) + 1
-        self._metadata(record)
+        timestamp = self._metadata(record)
         if kind == "summary":
             if isinstance(record.get("summary"), str):
                 session.summaries.append(record["summary"])
@@ -234,11 +269,12 @@ class _SessionBuilder:
             self._problem(line_no, f"{kind} record without a message object; skipped")
             return
         if kind == "assistant":
-            self._assistant(record, message, line_no)
+            self._assistant(record, message, line, timestamp)
         else:
-            self._user(record, message, line_no)
+            self._user(record, message, line, timestamp)
 
-    def _metadata(self, record: dict[str, Any]) -> None:
+    def _metadata(self, record: dict[str, Any]) -> datetime | None:
+        """Session-wide fields from any record; returns the record's time."""
         session = self.session
         sid = record.get("sessionId")
         if isinstance(sid, str) and sid and session.session_id == Path(session.source_file).stem:
@@ -255,9 +291,13 @@ class _SessionBuilder:
                 session.started_at = ts
             if session.ended_at is None or ts > session.ended_at:
                 session.ended_at = ts
+        return ts
 
-    def _assistant(self, record: dict[str, Any], message: dict[str, Any], line_no: int) -> None:
+    def _assistant(
+        self, record: dict[str, Any], message: dict[str, Any], line: _Line, timestamp: datetime | None
+    ) -> None:
         session = self.session
+        line_no = line.number
         message_id = message.get("id") if isinstance(message.get("id"), str) else None
         merged = self.by_message_id.get(message_id) if message_id else None
         if merged is None:
@@ -265,7 +305,7 @@ class _SessionBuilder:
                 uuid=str(record.get("uuid") or f"line-{line_no}"),
                 role="assistant",
                 text="",
-                timestamp=_timestamp(record.get("timestamp")),
+                timestamp=timestamp,
                 line=line_no,
                 is_sidechain=self._sidechain(record),
                 from_subagent=self.sidechain_file is not None,
@@ -284,15 +324,16 @@ class _SessionBuilder:
             return
         if not isinstance(content, list):
             return
-        for block in content:
+        for index, block in enumerate(content):
             if not isinstance(block, dict):
                 continue
             if block.get("type") == "text" and isinstance(block.get("text"), str):
                 merged.text = f"{merged.text}\n{block['text']}".strip()
             elif block.get("type") == "tool_use":
-                self._tool_use(block, merged, line_no)
+                self._tool_use(block, merged, line, index)
 
-    def _tool_use(self, block: dict[str, Any], message: Message, line_no: int) -> None:
+    def _tool_use(self, block: dict[str, Any], message: Message, line: _Line, index: int) -> None:
+        line_no = line.number
         call_id = block.get("id")
         name = block.get("name")
         if not isinstance(call_id, str) or not isinstance(name, str):
@@ -301,46 +342,47 @@ class _SessionBuilder:
         if call_id in self.calls:
             return
         tool_input = block.get("input")
+        preview, cut = preview_input(tool_input, self.share) if isinstance(tool_input, dict) else ({}, False)
         call = ToolCall(
             id=call_id,
-            name=name,
-            input=_bounded(tool_input) if isinstance(tool_input, dict) else {},
+            name=self.share(name),
+            input=preview,
             timestamp=message.timestamp,
             line=line_no,
             is_sidechain=message.is_sidechain,
             from_subagent=message.from_subagent,
             result=self.pending_results.pop(call_id, None),
+            spill=line.spill(index) if cut else None,
         )
         self.calls[call_id] = call
         message.tool_calls.append(call)
         self.session.tool_calls.append(call)
 
-    def _user(self, record: dict[str, Any], message: dict[str, Any], line_no: int) -> None:
+    def _user(
+        self, record: dict[str, Any], message: dict[str, Any], line: _Line, timestamp: datetime | None
+    ) -> None:
+        line_no = line.number
         content = message.get("content")
         texts: list[str] = []
         result_ids: list[str] = []
         if isinstance(content, str):
             texts.append(content)
         elif isinstance(content, list):
-            structured = record.get("toolUseResult")
-            for block in content:
+            has_structured = isinstance(record.get("toolUseResult"), dict)
+            for index, block in enumerate(content):
                 if not isinstance(block, dict):
                     continue
                 if block.get("type") == "text" and isinstance(block.get("text"), str):
                     texts.append(block["text"])
                 elif block.get("type") == "tool_result" and isinstance(block.get("tool_use_id"), str):
-                    result = ToolResult(
-                        text=_head_and_tail(_block_text(block.get("content"))),
-                        is_error=bool(block.get("is_error")),
-                        timestamp=_timestamp(record.get("timestamp")),
-                        structured=structured if isinstance(structured, dict) else None,
-                    )
+                    result = _result(block, line, index, timestamp, has_structured)
                     call = self.calls.get(block["tool_use_id"])
                     if call is not None:
                         call.result = result
+                        result_ids.append(call.id)  # the call's own string, not a second copy
                     else:
                         self.pending_results[block["tool_use_id"]] = result
-                    result_ids.append(block["tool_use_id"])
+                        result_ids.append(block["tool_use_id"])
         else:
             self._problem(line_no, "user message content is neither text nor a list")
         self.session.messages.append(
@@ -348,11 +390,11 @@ class _SessionBuilder:
                 uuid=str(record.get("uuid") or f"line-{line_no}"),
                 role="user",
                 text="\n".join(texts),
-                timestamp=_timestamp(record.get("timestamp")),
+                timestamp=timestamp,
                 line=line_no,
                 is_sidechain=self._sidechain(record),
                 from_subagent=self.sidechain_file is not None,
-                is_meta=bool(record.get("isMeta")) or _is_harness_text("\n".join(texts)),
+                is_meta=bool(record.get("isMeta")) or is_harness_text("\n".join(texts)),
                 tool_results=result_ids,
             )
         )
@@ -363,27 +405,21 @@ class _SessionBuilder:
                 self.session.usage.add(message.usage)
 
 
-def _head_and_tail(text: str) -> str:
-    if len(text) <= TEXT_LIMIT:
-        return text
-    head, tail = TEXT_LIMIT // 4, TEXT_LIMIT - TEXT_LIMIT // 4
-    return f"{text[:head]}\n…[{len(text) - TEXT_LIMIT} characters cut]…\n{text[-tail:]}"
+def _result(
+    block: dict[str, Any], line: _Line, index: int, timestamp: datetime | None, structured: bool
+) -> ToolResult:
+    """A tool result; a long text and the `toolUseResult` are left in the transcript (see spill.py)."""
+    text = block_text(block.get("content"))
+    is_error = bool(block.get("is_error"))
+    inline = text if len(text) <= RESULT_INLINE_LIMIT else None
+    if inline is not None and not structured:
+        return ToolResult(text=inline, is_error=is_error, timestamp=timestamp)
+    return ToolResult.spilled(
+        line.spill(index), is_error=is_error, timestamp=timestamp, text=inline, has_structured=structured
+    )
 
 
-def _bounded(value: Any) -> Any:
-    """A copy of a tool input with every long string cut to INPUT_TEXT_LIMIT characters."""
-    if isinstance(value, str):
-        if len(value) <= INPUT_TEXT_LIMIT:
-            return value
-        return value[:INPUT_TEXT_LIMIT] + f"…[{len(value) - INPUT_TEXT_LIMIT} more]"
-    if isinstance(value, dict):
-        return {k: _bounded(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_bounded(v) for v in value]
-    return value
-
-
-def _is_harness_text(text: str) -> bool:
+def is_harness_text(text: str) -> bool:
     """Text Claude Code or its hooks inject into the user role, not typed by a person."""
     head = text.lstrip()[:200]
     return head.startswith(

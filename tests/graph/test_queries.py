@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -10,8 +11,8 @@ from conftest import TRANSCRIPTS
 
 from graphiti_session_tracking.graph.backends import Backend
 from graphiti_session_tracking.graph.queries import QUERY_NAMES, QueryError, cypher, parse_time, run_query
-from graphiti_session_tracking.graph.schema import Label, Relation, group_id_for_project
-from graphiti_session_tracking.graph.writer import SessionGraphWriter
+from graphiti_session_tracking.graph.schema import InvalidGroupIdError, Label, Relation, group_id_for_project
+from graphiti_session_tracking.graph.writer import SessionGraphWriter, write_query
 from graphiti_session_tracking.summary import EnhancedSessionSummary, summarize_session
 from graphiti_session_tracking.transcripts import read_transcript
 
@@ -464,3 +465,45 @@ def test_dates_parse_to_utc_bounds() -> None:
     assert parse_time("2026-01-21T10:30:00Z") == datetime(2026, 1, 21, 10, 30, tzinfo=UTC)
     with pytest.raises(QueryError, match="invalid date"):
         parse_time("last tuesday")
+
+
+NASTY_GROUP_IDS = ["x}) DETACH DELETE n //", "a`b", "g'); MATCH (n) DETACH DELETE n; //", "", "a-b", "é"]
+
+
+@pytest.mark.parametrize("group_id", NASTY_GROUP_IDS)
+async def test_group_ids_are_checked_before_any_cypher(backend: Backend, group_id: str) -> None:
+    """A group id names a FalkorDB graph and is matched in Cypher: only [A-Za-z0-9_] gets in."""
+    await SessionGraphWriter(backend).ingest_many(SUMMARIES)
+    before = await count_everything(backend)
+    with pytest.raises(InvalidGroupIdError):
+        await run_query(backend, "decisions", group_id=group_id)
+    with pytest.raises(InvalidGroupIdError):
+        await SessionGraphWriter(backend).ingest_many(SUMMARIES[:1], group_id=group_id)
+    with pytest.raises(InvalidGroupIdError):
+        await backend.driver_for(group_id)
+    assert await count_everything(backend) == before
+
+
+async def test_project_paths_full_of_cypher_give_safe_group_ids(backend: Backend) -> None:
+    project = f"/work/{NASTY}/it's `x`"
+    stored = summary(
+        "eeee5555-0000-4000-8000-000000000005", project, datetime(2026, 3, 2, tzinfo=UTC), objective="Quote"
+    )
+    (result,) = await SessionGraphWriter(backend).ingest_many([stored])
+    assert result.group_id == group_id_for_project(project) and result.group_id.isascii()
+    rows = await run_query(backend, "sessions", group_id=result.group_id)
+    assert [r["session_id"] for r in rows] == [stored.session_id]
+
+
+def test_statements_use_only_the_fixed_labels_and_relations() -> None:
+    """Every label and relationship type in every statement we send comes from the schema's sets."""
+    allowed_labels = {label.value for label in Label} | {"Entity", "Episodic", "GraphitiSessionsLock"}
+    allowed_types = {"RELATES_TO", "MENTIONS"}
+    for statement in [write_query("neo4j"), write_query("falkordb"), *(cypher(name) for name in QUERY_NAMES)]:
+        text = re.sub(r"//[^\n]*", "", statement)  # comments may say anything
+        labels = set(re.findall(r"\(\s*\w*\s*((?::\s*\w+)+)", text))
+        for group in labels:
+            assert set(re.findall(r"\w+", group)) <= allowed_labels, group
+        assert set(re.findall(r"\[\s*\w*\s*:\s*(\w+)", text)) <= allowed_types
+        assert set(re.findall(r"\bSET\s+\w+\s*:\s*(\w+)", text)) <= allowed_labels
+    assert {relation.value for relation in Relation} >= {"MADE_DECISION", "CONTINUES"}

@@ -29,6 +29,7 @@ class Reply:
     status: int = 200
     delay_s: float = 0.0
     raw_body: str | None = None  # sent as is (for malformed answers)
+    retry_after: str | None = None  # Retry-After header of an error reply
 
 
 @dataclass
@@ -36,6 +37,7 @@ class RecordedRequest:
     path: str
     body: dict[str, Any]
     headers: dict[str, str] = field(default_factory=dict)
+    received_at: float = field(default_factory=time.monotonic)
 
 
 class FakeOpenAI:
@@ -60,11 +62,12 @@ class FakeOpenAI:
         with self._lock:
             self._replies.append(Reply(raw_body=body, status=status))
 
-    def fail(self, status: int, times: int = 1) -> None:
-        for _ in range(times):
-            self.reply(
-                json.dumps({"error": {"message": f"scripted {status}", "type": "fake"}}), status=status
-            )
+    def fail(self, status: int, times: int = 1, retry_after: str | None = None) -> None:
+        """`times` error answers; with `retry_after`, each carries that Retry-After header."""
+        body = json.dumps({"error": {"message": f"scripted {status}", "type": "fake"}})
+        with self._lock:
+            for _ in range(times):
+                self._replies.append(Reply(content=body, status=status, retry_after=retry_after))
 
     def calls(self, path_suffix: str) -> list[RecordedRequest]:
         return [r for r in self.requests if r.path.endswith(path_suffix)]
@@ -93,7 +96,7 @@ class FakeOpenAI:
         digest = hashlib.sha256(text.encode("utf-8")).digest()
         return [(digest[i % len(digest)] - 128) / 128.0 for i in range(self.embedding_dim)]
 
-    def _answer(self, path: str, body: dict[str, Any]) -> tuple[int, str]:
+    def _answer(self, path: str, body: dict[str, Any]) -> tuple[int, str, dict[str, str]]:
         if path.endswith("/embeddings"):
             inputs = body.get("input")
             texts = [inputs] if isinstance(inputs, str) else list(inputs or [])
@@ -101,71 +104,86 @@ class FakeOpenAI:
                 {"object": "embedding", "index": i, "embedding": self._embedding(str(t))}
                 for i, t in enumerate(texts)
             ]
-            return 200, json.dumps(
-                {
-                    "object": "list",
-                    "data": data,
-                    "model": body.get("model", "fake"),
-                    "usage": {"prompt_tokens": len(texts), "total_tokens": len(texts)},
-                }
+            return (
+                200,
+                json.dumps(
+                    {
+                        "object": "list",
+                        "data": data,
+                        "model": body.get("model", "fake"),
+                        "usage": {"prompt_tokens": len(texts), "total_tokens": len(texts)},
+                    }
+                ),
+                {},
             )
         reply = self._next_reply()
         if reply.delay_s:
             time.sleep(reply.delay_s)
+        headers = {"Retry-After": reply.retry_after} if reply.retry_after is not None else {}
         if reply.raw_body is not None:
-            return reply.status, reply.raw_body
+            return reply.status, reply.raw_body, headers
         if reply.status != 200:
-            return reply.status, reply.content
+            return reply.status, reply.content, headers
         created = int(time.time())
         usage_in, usage_out = len(json.dumps(body)) // 4, max(1, len(reply.content) // 4)
         if path.endswith("/responses"):
-            return 200, json.dumps(
+            return (
+                200,
+                json.dumps(
+                    {
+                        "id": f"resp_{len(self.requests)}",
+                        "object": "response",
+                        "created_at": created,
+                        "model": body.get("model", "fake"),
+                        "status": "completed",
+                        "output": [
+                            {
+                                "type": "message",
+                                "id": f"msg_{len(self.requests)}",
+                                "role": "assistant",
+                                "status": "completed",
+                                "content": [
+                                    {"type": "output_text", "text": reply.content, "annotations": []}
+                                ],
+                            }
+                        ],
+                        "parallel_tool_calls": False,
+                        "tool_choice": "auto",
+                        "tools": [],
+                        "usage": {
+                            "input_tokens": usage_in,
+                            "output_tokens": usage_out,
+                            "total_tokens": usage_in + usage_out,
+                            "input_tokens_details": {"cached_tokens": 0},
+                            "output_tokens_details": {"reasoning_tokens": 0},
+                        },
+                    }
+                ),
+                {},
+            )
+        return (
+            200,
+            json.dumps(
                 {
-                    "id": f"resp_{len(self.requests)}",
-                    "object": "response",
-                    "created_at": created,
+                    "id": f"chatcmpl_{len(self.requests)}",
+                    "object": "chat.completion",
+                    "created": created,
                     "model": body.get("model", "fake"),
-                    "status": "completed",
-                    "output": [
+                    "choices": [
                         {
-                            "type": "message",
-                            "id": f"msg_{len(self.requests)}",
-                            "role": "assistant",
-                            "status": "completed",
-                            "content": [{"type": "output_text", "text": reply.content, "annotations": []}],
+                            "index": 0,
+                            "message": {"role": "assistant", "content": reply.content},
+                            "finish_reason": "stop",
                         }
                     ],
-                    "parallel_tool_calls": False,
-                    "tool_choice": "auto",
-                    "tools": [],
                     "usage": {
-                        "input_tokens": usage_in,
-                        "output_tokens": usage_out,
+                        "prompt_tokens": usage_in,
+                        "completion_tokens": usage_out,
                         "total_tokens": usage_in + usage_out,
-                        "input_tokens_details": {"cached_tokens": 0},
-                        "output_tokens_details": {"reasoning_tokens": 0},
                     },
                 }
-            )
-        return 200, json.dumps(
-            {
-                "id": f"chatcmpl_{len(self.requests)}",
-                "object": "chat.completion",
-                "created": created,
-                "model": body.get("model", "fake"),
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": reply.content},
-                        "finish_reason": "stop",
-                    }
-                ],
-                "usage": {
-                    "prompt_tokens": usage_in,
-                    "completion_tokens": usage_out,
-                    "total_tokens": usage_in + usage_out,
-                },
-            }
+            ),
+            {},
         )
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
@@ -183,9 +201,11 @@ class FakeOpenAI:
                     fake.requests.append(
                         RecordedRequest(self.path, body, {k.lower(): v for k, v in self.headers.items()})
                     )
-                status, payload = fake._answer(self.path, body)
+                status, payload, headers = fake._answer(self.path, body)
                 data = payload.encode("utf-8")
                 self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()

@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,7 +78,12 @@ class Neo4jTestServer:
     def uri(self) -> str:
         return f"bolt://127.0.0.1:{self.port}"
 
-    def stop(self) -> None:
+    def kill(self) -> None:
+        """A crash: SIGKILL, no shutdown; the data folder stays for a restart."""
+        self.process.kill()
+        self.process.wait()
+
+    def stop(self, keep_home: bool = False) -> None:
         if self.process.poll() is None:
             assert self.process.stdin is not None
             self.process.stdin.close()
@@ -86,17 +92,21 @@ class Neo4jTestServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        shutil.rmtree(self.home, ignore_errors=True)
+        if not keep_home:
+            shutil.rmtree(self.home, ignore_errors=True)
 
 
-def start(timeout: float = 180.0) -> Neo4jTestServer:
-    """Build if needed, start Neo4j on a free loopback port and wait until Bolt answers."""
+def start(timeout: float = 180.0, home: Path | None = None, port: int | None = None) -> Neo4jTestServer:
+    """Build if needed, start Neo4j on a free loopback port and wait until Bolt answers.
+
+    With `home` and `port` of a stopped or killed server, the same database comes back."""
     build()
     java = shutil.which("java")
     if java is None:
         raise RuntimeError("Java 17 is needed to run the Neo4j test server")
-    home = Path(tempfile.mkdtemp(prefix="graphiti-sessions-neo4j-"))
-    port = _free_port()
+    reused = home is not None  # a restart: never delete the caller's database
+    home = home or Path(tempfile.mkdtemp(prefix="graphiti-sessions-neo4j-"))
+    port = port or _free_port()
     classpath = os.pathsep.join([str(TARGET_DIR / "classes"), str(TARGET_DIR / "lib" / "*")])
     process = subprocess.Popen(
         [java, "-Xms256m", "-Xmx1g", "-cp", classpath, MAIN_CLASS, str(home), str(port), TEST_PASSWORD],
@@ -106,24 +116,27 @@ def start(timeout: float = 180.0) -> Neo4jTestServer:
         text=True,
     )
     server = Neo4jTestServer(process=process, port=port, home=home)
-    deadline = time.monotonic() + timeout
-    assert process.stdout is not None
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line:
-            server.stop()
-            raise RuntimeError("Neo4j test server exited during start:\n" + "".join(server.log))
-        server.log.append(line)
-        if line.startswith("READY "):
-            break
-    else:
-        server.stop()
-        raise RuntimeError("Neo4j test server did not start in time:\n" + "".join(server.log))
-    _wait_for_bolt(port, deadline)
-    # Keep draining its output so a chatty server never blocks on a full pipe.
-    import threading
+    ready = threading.Event()
 
-    threading.Thread(target=lambda: server.log.extend(process.stdout or []), daemon=True).start()
+    def drain() -> None:
+        # Read its output all along: the wait below stays bounded, and a chatty server never
+        # blocks on a full pipe.
+        for line in process.stdout or []:
+            server.log.append(line)
+            if line.startswith("READY "):
+                ready.set()
+
+    threading.Thread(target=drain, daemon=True).start()
+    deadline = time.monotonic() + timeout
+    while not ready.wait(0.2):
+        if process.poll() is not None:
+            server.stop(keep_home=reused)
+            raise RuntimeError("Neo4j test server exited during start:\n" + "".join(server.log))
+        if time.monotonic() > deadline:
+            server.process.kill()
+            server.stop(keep_home=reused)
+            raise RuntimeError("Neo4j test server did not start in time:\n" + "".join(server.log))
+    _wait_for_bolt(port, deadline)
     return server
 
 

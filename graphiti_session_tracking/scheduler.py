@@ -1,0 +1,305 @@
+"""Which transcripts are due for a (re-)summary, and the `watch` loop that summarizes them.
+
+A transcript is *due* when it is new, grown or rewritten since the ingest ledger last recorded it
+AND either it has been idle for `idle_minutes` or it has at least `min_new_messages` messages past
+the point the ledger read up to. Everything else waits for a later pass; unchanged transcripts cost
+one `stat`. Re-summarizing replaces the session's earlier version in the graph (the writer does
+that and bumps `summary_version`), so a session watched while it runs ends up with one summary.
+
+Idle time is measured by file modification time, the newest of the transcript and its sub-agent
+transcripts: Claude Code appends every message as it happens, so the mtime is the time of the last
+message, known from one `stat` without parsing anything, and it also sees records that carry no
+timestamp. (A copy that does not keep times looks freshly active; it is summarized once it has
+been left alone for the threshold.)
+
+New messages are counted from the ledger's byte offset, counting as the reader does (a user
+record unless it is meta or harness text, an assistant response once however many lines it spans),
+and the count stops at the threshold: a pass never reads more than `min_new_messages` messages of a
+transcript to decide, nor anything of one that has not changed.
+
+A pass is discover -> plan -> `ingest.prepare` -> `ingest.write`: the ingest code does the
+reading, summarizing, replacing and ledger bookkeeping. The backend is opened only when something
+was prepared, and closed at the end of the pass, so an idle watcher never holds a FalkorDB Lite
+file that an `ingest` wants. A backend that is down fails the pass, not the watcher: nothing was
+recorded in the ledger for what was not written, so the next pass tries again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import signal
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from graphiti_core.embedder.client import EmbedderClient
+
+from .config import GraphConfig
+from .graph.backends import BackendError, is_connection_loss, open_backend
+from .ingest import discover_sources, prepare, write
+from .ledger import Ledger, classify_source
+from .redact import Redactor
+from .summary import EnhancedSessionSummarizer
+from .tools import UnifiedToolClassifier
+from .transcripts.reader import is_harness_text, subagent_transcripts
+
+DEFAULT_IDLE_MINUTES = 30.0
+DEFAULT_MIN_NEW_MESSAGES = 20
+DEFAULT_INTERVAL_S = 60.0
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """When a changed transcript is summarized: idle this long, or this many new messages."""
+
+    idle_minutes: float = DEFAULT_IDLE_MINUTES
+    min_new_messages: int = DEFAULT_MIN_NEW_MESSAGES
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A transcript that changed since its last summary, and whether it is due now."""
+
+    source: str
+    state: str  # "new", "grown" or "changed" (rewritten), as the ledger classifies it
+    idle_minutes: float
+    new_messages: int  # counted up to the message threshold, so at most min_new_messages
+    reason: str | None  # "idle", "messages", or None while it waits
+
+    @property
+    def due(self) -> bool:
+        return self.reason is not None
+
+
+@dataclass
+class Plan:
+    due: list[Candidate] = field(default_factory=list)
+    waiting: list[Candidate] = field(default_factory=list)
+    unchanged: int = 0
+    failed: list[dict[str, str]] = field(default_factory=list)
+
+
+def count_new_messages(path: Path, offset: int, limit: int | None = None) -> int:
+    """Messages in `path` after byte `offset`, counted as the reader counts them; stops at `limit`.
+
+    Only complete lines count (a line still being written is counted when it is finished)."""
+    count = 0
+    responses: set[str] = set()
+    with path.open("rb") as handle:
+        handle.seek(offset)
+        for raw in handle:
+            if limit is not None and count >= limit:
+                break
+            try:
+                record = json.loads(raw)
+            except ValueError:  # a bad line or one being written: the reader skips it too
+                continue
+            message = record.get("message") if isinstance(record, dict) else None
+            if not isinstance(message, dict):
+                continue
+            if record.get("type") == "assistant":
+                response = message.get("id")
+                if isinstance(response, str):
+                    if response in responses:
+                        continue  # another line of the same API response
+                    responses.add(response)
+                count += 1
+            elif (
+                record.get("type") == "user"
+                and not record.get("isMeta")
+                and not is_harness_text(_user_text(message.get("content")))
+            ):
+                count += 1
+    return count if limit is None else min(count, limit)
+
+
+def _user_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            b["text"]
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        )
+    return ""
+
+
+def last_activity(path: Path) -> float:
+    """When the session last wrote anything: newest mtime of the transcript and its sub-agents."""
+    times = [path.stat().st_mtime]
+    if path.suffix == ".jsonl":
+        for agent in subagent_transcripts(path):
+            with contextlib.suppress(OSError):  # a sub-agent file removed meanwhile
+                times.append(agent.stat().st_mtime)
+    return max(times)
+
+
+def plan_pass(
+    sources: Sequence[Path], ledger: Ledger, thresholds: Thresholds, now: float | None = None
+) -> Plan:
+    """Sort sources into due, waiting and unchanged (`now` in seconds since the epoch)."""
+    now = time.time() if now is None else now
+    plan = Plan()
+    for source in sources:
+        try:
+            state, offset = classify_source(source, ledger.get(source))
+            if state == "unchanged":
+                plan.unchanged += 1
+                continue
+            idle = max(0.0, (now - last_activity(source)) / 60)
+            reason: str | None
+            if source.suffix == ".json":  # a finished summary file: nothing to wait for
+                new, reason = 0, "idle"
+            else:
+                new = count_new_messages(source, offset, limit=thresholds.min_new_messages)
+                reason = (
+                    "idle"
+                    if idle >= thresholds.idle_minutes
+                    else "messages"
+                    if new >= thresholds.min_new_messages
+                    else None
+                )
+        except OSError as exc:  # removed or unreadable since discovery: this source only
+            plan.failed.append({"source": str(source), "error": f"{source}: {exc.strerror or exc}"})
+            continue
+        candidate = Candidate(str(source), state, round(idle, 2), new, reason)
+        (plan.due if candidate.due else plan.waiting).append(candidate)
+    return plan
+
+
+@dataclass
+class Pipeline:
+    """What turns a transcript into a summary; made afresh for every pass, so that each pass
+    reports its own LLM calls and sees tool classifications other processes cached meanwhile."""
+
+    classifier: UnifiedToolClassifier | None = None
+    summarizer: EnhancedSessionSummarizer | None = None
+
+
+@dataclass
+class PassReport:
+    """One pass: what was due and why, what the ingest did, and an error that stopped it."""
+
+    number: int
+    started_at: str
+    sources_seen: int = 0
+    unchanged: int = 0
+    due: list[dict[str, Any]] = field(default_factory=list)
+    waiting: list[dict[str, Any]] = field(default_factory=list)
+    failed: list[dict[str, str]] = field(default_factory=list)
+    ingest: dict[str, Any] | None = None
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @property
+    def exit_code(self) -> int:
+        """As the CLI contract says: 2 backend unreachable, 1 some sources failed, else 0."""
+        if self.error is not None:
+            return 2
+        failed = self.failed or (self.ingest or {}).get("failed")
+        return 1 if failed else 0
+
+
+@dataclass
+class Watcher:
+    """Runs passes over `roots` into one graph, recording progress in `ledger`."""
+
+    roots: list[Path]
+    ledger: Ledger
+    graph_config: GraphConfig
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    pipeline: Callable[[], Pipeline] = Pipeline
+    redactor: Redactor | None = None
+    embedder: EmbedderClient | None = None
+    group_id: str | None = None
+    passes: int = 0
+
+    async def run_pass(self, now: float | None = None) -> PassReport:
+        """Discover, pick what is due, summarize and write it; errors land in the report."""
+        self.passes += 1
+        report = PassReport(self.passes, datetime.now(UTC).isoformat(timespec="seconds"))
+        sources: list[Path] = []
+        for root in self.roots:
+            try:
+                sources.extend(s for s in discover_sources([root]) if s not in sources)
+            except FileNotFoundError as exc:  # a folder removed while watching: the others go on
+                report.failed.append({"source": str(root), "error": str(exc)})
+        plan = plan_pass(sources, self.ledger, self.thresholds, now)
+        report.sources_seen = len(sources)
+        report.unchanged = plan.unchanged
+        report.due = [asdict(c) for c in plan.due]
+        report.waiting = [asdict(c) for c in plan.waiting]
+        report.failed += plan.failed
+        if not plan.due:
+            return report
+        pipeline = self.pipeline()
+        prepared = await prepare(
+            [Path(c.source) for c in plan.due],
+            ledger=self.ledger,
+            classifier=pipeline.classifier,
+            summarizer=pipeline.summarizer,
+            redactor=self.redactor,
+        )
+        try:
+            if prepared.sources:  # only then is the backend opened (and a Lite file locked)
+                async with open_backend(self.graph_config) as backend:
+                    await write(
+                        backend, prepared, ledger=self.ledger, group_id=self.group_id, embedder=self.embedder
+                    )
+        except Exception as exc:
+            if not (isinstance(exc, BackendError) or is_connection_loss(exc)):
+                raise
+            report.error = str(exc) if isinstance(exc, BackendError) else f"backend lost: {exc}"
+        report.ingest = prepared.report.to_dict()  # what `write` managed before an error is in it
+        return report
+
+    async def run(
+        self,
+        interval_s: float,
+        on_report: Callable[[PassReport], Awaitable[None] | None],
+        *,
+        once: bool = False,
+    ) -> PassReport | None:
+        """Pass after pass, `interval_s` apart, until SIGINT or SIGTERM (or one pass if `once`).
+
+        A signal during a pass cancels it: the backend is closed on the way out, what was written
+        is recorded, the rest is done by the next run. Returns the last finished pass."""
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        handled = []
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(sig, stop.set)
+                handled.append(sig)
+        last: PassReport | None = None
+        try:
+            while not stop.is_set():
+                current = asyncio.ensure_future(self.run_pass())
+                stopper = asyncio.ensure_future(stop.wait())
+                await asyncio.wait({current, stopper}, return_when=asyncio.FIRST_COMPLETED)
+                stopper.cancel()
+                if not current.done():
+                    current.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await current
+                    break
+                last = current.result()
+                outcome = on_report(last)
+                if outcome is not None:
+                    await outcome
+                if once:
+                    break
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), timeout=interval_s)
+        finally:
+            for sig in handled:
+                loop.remove_signal_handler(sig)
+        return last

@@ -1,0 +1,170 @@
+"""Long tool texts stay in the transcript: a session holds where they are, and reads them on demand.
+
+A long session's memory would otherwise grow with everything its tools printed and touched (whole
+files in `toolUseResult.originalFile`, test logs, Write contents). Claude Code transcripts are
+append-only, so the file itself is the store: a `Spill` names the line (byte offset, length, CRC)
+and the content block, and the text is decoded again when an extractor asks for it. Only a few
+extractors do (the last test run, a failure's output, a config file's edit), so a session of
+50,000 calls keeps a few hundred bytes per call.
+
+If the line is no longer what was read (the file was rewritten since), `TranscriptChangedError`
+says so, naming the file and line, rather than handing back other text.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+# Tool results keep their head and tail (a test run's totals are at the end).
+TEXT_LIMIT = 8_000
+# Bash commands are read whole by the classifier and the extractors on every call: kept up to here.
+INPUT_TEXT_LIMIT = 4_000
+# Any other string of a tool input is held in memory up to here; the rest is read on demand.
+INPUT_PREVIEW_LIMIT = 500
+# Results whose kept text is longer than this are read on demand too.
+RESULT_INLINE_LIMIT = 500
+_MAX_ITEMS = 200  # list items kept in a preview
+_MAX_DEPTH = 20  # nesting kept in a preview (deeper input is read on demand)
+_SHARED_LENGTH = 200  # strings up to this long are shared between calls (paths, statuses)
+
+
+class TranscriptChangedError(ValueError):
+    """A spilled text's line is no longer in the transcript as it was read."""
+
+
+@dataclass(frozen=True, slots=True)
+class Spill:
+    """Where a tool call's or result's full content is: one line of a transcript, one block of it."""
+
+    path: str  # absolute, so a session kept in the ledger still finds it from another directory
+    offset: int
+    length: int
+    crc: int
+    line: int
+    block: int
+
+
+def head_and_tail(text: str) -> str:
+    """The first quarter and the last three quarters of TEXT_LIMIT, with what was cut in between."""
+    if len(text) <= TEXT_LIMIT:
+        return text
+    head, tail = TEXT_LIMIT // 4, TEXT_LIMIT - TEXT_LIMIT // 4
+    return f"{text[:head]}\n…[{len(text) - TEXT_LIMIT} characters cut]…\n{text[-tail:]}"
+
+
+def block_text(content: Any) -> str:
+    """Text of a tool_result's content: a string, or a list of text blocks."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [b.get("text", "") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)]
+        return "\n".join(parts)
+    return ""
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + f"…[{len(text) - limit} more]"
+
+
+def _same(text: str) -> str:
+    return text
+
+
+def preview_input(value: dict[str, Any], share: Callable[[str], str] = _same) -> tuple[dict[str, Any], bool]:
+    """(the input with long strings, long lists and deep nesting cut, whether anything was cut).
+
+    The `command` of a call keeps INPUT_TEXT_LIMIT characters, every other string
+    INPUT_PREVIEW_LIMIT, each cut string ending in `…[N more]`. `share` maps keys and short
+    strings to one copy each (the same path or status in every call).
+    """
+    cut = False
+
+    def walk(item: Any, depth: int, limit: int) -> Any:
+        nonlocal cut
+        if isinstance(item, str):
+            if len(item) > limit:
+                cut = True
+                return _cut(item, limit)
+            return share(item) if len(item) <= _SHARED_LENGTH else item
+        if isinstance(item, dict | list) and depth >= _MAX_DEPTH:
+            cut = True
+            return "…[nested too deep]"
+        if isinstance(item, dict):
+            return {share(k): walk(v, depth + 1, INPUT_PREVIEW_LIMIT) for k, v in item.items()}
+        if isinstance(item, list):
+            if len(item) > _MAX_ITEMS:
+                cut = True
+                return [walk(v, depth + 1, INPUT_PREVIEW_LIMIT) for v in item[:_MAX_ITEMS]] + [
+                    f"…[{len(item) - _MAX_ITEMS} more items]"
+                ]
+            return [walk(v, depth + 1, INPUT_PREVIEW_LIMIT) for v in item]
+        return item
+
+    preview = {
+        share(k): walk(v, 1, INPUT_TEXT_LIMIT if k == "command" else INPUT_PREVIEW_LIMIT)
+        for k, v in value.items()
+    }
+    return preview, cut
+
+
+def decode_record(raw: bytes) -> Any:
+    """A line as the reader decodes it: invalid UTF-8 replaced, then JSON (ValueError if not JSON)."""
+    return loads_json(raw.strip().decode("utf-8", errors="replace"))
+
+
+def loads_json(text: str) -> Any:
+    """json.loads, with nesting too deep for the stack reported as a ValueError like any bad JSON."""
+    try:
+        return json.loads(text)
+    except RecursionError as exc:  # nesting deeper than Python's stack: not a usable record
+        raise ValueError("JSON nested too deeply") from exc
+
+
+def _record(spill: Spill) -> dict[str, Any]:
+    problem = "the transcript changed after it was read; read it again from the start"
+    try:
+        with open(spill.path, "rb") as handle:
+            handle.seek(spill.offset)
+            raw = handle.read(spill.length)
+    except OSError as exc:
+        raise TranscriptChangedError(f"{spill.path}:{spill.line}: {problem} ({exc})") from exc
+    if len(raw) != spill.length or zlib.crc32(raw) != spill.crc:
+        raise TranscriptChangedError(f"{spill.path}:{spill.line}: {problem}")
+    record = decode_record(raw)  # the same bytes decoded before: a dict
+    assert isinstance(record, dict)
+    return record
+
+
+def _block(spill: Spill, record: dict[str, Any]) -> dict[str, Any]:
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    block = content[spill.block] if isinstance(content, list) and spill.block < len(content) else None
+    if not isinstance(block, dict):
+        raise TranscriptChangedError(f"{spill.path}:{spill.line}: no content block {spill.block}")
+    return block
+
+
+# Small caches: the errors and activity extractors read the same result a few times in a row.
+@lru_cache(maxsize=256)
+def result_text(spill: Spill) -> str:
+    """The result text as the reader keeps it: head and tail of the tool_result block's text."""
+    return head_and_tail(block_text(_block(spill, _record(spill)).get("content")))
+
+
+@lru_cache(maxsize=4)
+def result_structured(spill: Spill) -> dict[str, Any] | None:
+    """The record's `toolUseResult` (whole file contents, stdout, ...), when it is an object."""
+    structured = _record(spill).get("toolUseResult")
+    return structured if isinstance(structured, dict) else None
+
+
+@lru_cache(maxsize=16)
+def call_input(spill: Spill) -> dict[str, Any]:
+    """The tool_use block's whole `input`."""
+    value = _block(spill, _record(spill)).get("input")
+    return value if isinstance(value, dict) else {}

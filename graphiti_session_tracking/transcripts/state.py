@@ -1,0 +1,289 @@
+"""A parsed Session as compact bytes and back, for the ingest ledger to continue a grown transcript.
+
+pickle would do, but its memo (one entry per object pickled) costs several KB per tool call while
+it runs: 90 MB for a 20,000-call session. Here the session is written in chunks of plain tuples
+(marshal, then zlib as a stream), so the memory taken is one chunk's, and tool texts are not copied
+at all: a call or result refers to its line in the transcript (`Spill`), as in memory.
+"""
+
+from __future__ import annotations
+
+import marshal
+import pickle
+import struct
+import zlib
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+from .model import Message, Problem, Session, TokenUsage, ToolCall, ToolResult
+from .spill import Spill
+
+_FORMAT = b"GSS1"  # plain tuples, marshal version 2 (no reference table), zlib stream
+_PICKLED = b"GSP1"  # anything marshal cannot hold (a hand-built session with other objects)
+_CHUNK = 2_000
+
+
+class StateError(ValueError):
+    """Bytes that are not a session state written by `encode_session`."""
+
+
+def encode_session(session: Session) -> bytes:
+    """The session as bytes; `decode_session` gives an equal session back."""
+    try:
+        return _FORMAT + b"".join(_compressed(_blobs(session)))
+    except ValueError:  # marshal: an object it cannot write; pickle then, whatever it costs
+        return _PICKLED + zlib.compress(pickle.dumps(session, protocol=pickle.HIGHEST_PROTOCOL), 1)
+
+
+def decode_session(data: bytes) -> Session:
+    """The session `encode_session` wrote; StateError when the bytes are anything else."""
+    try:
+        if data.startswith(_PICKLED):
+            session = pickle.loads(zlib.decompress(data[len(_PICKLED) :]))
+            if not isinstance(session, Session):
+                raise StateError("not a session")
+            return session
+        if not data.startswith(_FORMAT):
+            raise StateError("unknown session state format")
+        return _decode(_unframed(data[len(_FORMAT) :]))
+    except StateError:
+        raise
+    except Exception as exc:  # damaged bytes: any error of zlib, marshal or the shapes below
+        raise StateError(f"damaged session state: {type(exc).__name__}: {exc}") from exc
+
+
+def _compressed(blobs: Iterator[bytes]) -> Iterator[bytes]:
+    packer = zlib.compressobj(1)
+    for blob in blobs:
+        yield packer.compress(struct.pack(">I", len(blob)) + blob)
+    yield packer.flush()
+
+
+def _unframed(compressed: bytes) -> Iterator[Any]:
+    """The marshalled items, decompressed a piece at a time (never the whole state at once)."""
+    unpacker = zlib.decompressobj()
+    buffer = b""
+    view = memoryview(compressed)
+    for start in range(0, len(compressed), 1 << 16):
+        buffer += unpacker.decompress(view[start : start + (1 << 16)])
+        while len(buffer) >= 4:
+            (size,) = struct.unpack_from(">I", buffer)
+            if len(buffer) < 4 + size:
+                break
+            yield marshal.loads(buffer[4 : 4 + size])
+            buffer = buffer[4 + size :]
+    if buffer or not unpacker.eof:
+        raise StateError("truncated session state")
+
+
+def _time(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _parse_time(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value is not None else None
+
+
+def _usage(usage: TokenUsage | None) -> tuple[int, int, int, int] | None:
+    if usage is None:
+        return None
+    return (
+        usage.input_tokens,
+        usage.output_tokens,
+        usage.cache_creation_input_tokens,
+        usage.cache_read_input_tokens,
+    )
+
+
+def _spill(spill: Spill | None, paths: dict[str, int]) -> tuple[int, int, int, int, int, int] | None:
+    if spill is None:
+        return None
+    return (paths[spill.path], spill.offset, spill.length, spill.crc, spill.line, spill.block)
+
+
+def _blobs(session: Session) -> Iterator[bytes]:
+    """Header (with the transcript paths spills name), chunks of calls, chunks of messages."""
+    calls = list(session.tool_calls)
+    index = {id(call): i for i, call in enumerate(calls)}
+    for message in session.messages:  # calls only a message holds (a hand-built session)
+        for call in message.tool_calls:
+            if id(call) not in index:
+                index[id(call)] = len(calls)
+                calls.append(call)
+    paths: dict[str, int] = {}
+    for call in calls:
+        for spill in (call._spill, call.result._spill if call.result else None):
+            if spill is not None:
+                paths.setdefault(spill.path, len(paths))
+    yield marshal.dumps(
+        (
+            session.session_id,
+            session.source_file,
+            session.cwd,
+            session.git_branch,
+            session.version,
+            _time(session.started_at),
+            _time(session.ended_at),
+            session.summaries,
+            session.record_counts,
+            _usage(session.usage),
+            [(p.source, p.line, p.message) for p in session.problems],
+            session.subagent_files,
+            session.start_offset,
+            session.end_offset,
+            session.lines_read,
+            len(session.tool_calls),
+            len(calls),
+            len(session.messages),
+            list(paths),
+        ),
+        2,
+    )
+    for start in range(0, len(calls), _CHUNK):
+        yield marshal.dumps([_call(call, paths) for call in calls[start : start + _CHUNK]], 2)
+    for start in range(0, len(session.messages), _CHUNK):
+        yield marshal.dumps(
+            [
+                (
+                    m.uuid,
+                    m.role,
+                    m.text,
+                    _time(m.timestamp),
+                    m.line,
+                    m.is_sidechain,
+                    m.is_meta,
+                    m.from_subagent,
+                    m.message_id,
+                    [index[id(call)] for call in m.tool_calls],
+                    m.tool_results,
+                    _usage(m.usage),
+                )
+                for m in session.messages[start : start + _CHUNK]
+            ],
+            2,
+        )
+    yield marshal.dumps(list(paths), 2)
+
+
+def _call(call: ToolCall, paths: dict[str, int]) -> tuple[Any, ...]:
+    (id_, name, input_, timestamp, line, sidechain, subagent, result, spill) = call.__getstate__()
+    encoded_result = None
+    if result is not None:
+        text, is_error, result_time, structured, result_spill, lazy = result.__getstate__()
+        encoded_result = (text, is_error, _time(result_time), structured, _spill(result_spill, paths), lazy)
+    return (
+        id_,
+        name,
+        input_,
+        _time(timestamp),
+        line,
+        sidechain,
+        subagent,
+        encoded_result,
+        _spill(spill, paths),
+    )
+
+
+def _decode(items: Iterator[Any]) -> Session:
+    (
+        session_id,
+        source_file,
+        cwd,
+        git_branch,
+        version,
+        started_at,
+        ended_at,
+        summaries,
+        record_counts,
+        usage,
+        problems,
+        subagent_files,
+        start_offset,
+        end_offset,
+        lines_read,
+        session_calls,
+        all_calls,
+        message_count,
+        paths,
+    ) = next(items)
+
+    def spill(value: tuple[int, int, int, int, int, int] | None) -> Spill | None:
+        return None if value is None else Spill(paths[value[0]], *value[1:])
+
+    calls: list[ToolCall] = []
+    while len(calls) < all_calls:
+        for id_, name, input_, timestamp, line, sidechain, subagent, raw_result, raw_spill in next(items):
+            result = None
+            if raw_result is not None:
+                text, is_error, result_time, structured, result_spill, lazy = raw_result
+                result = ToolResult.__new__(ToolResult)
+                result.__setstate__(
+                    (text, is_error, _parse_time(result_time), structured, spill(result_spill), lazy)
+                )
+            call = ToolCall.__new__(ToolCall)
+            call.__setstate__(
+                (
+                    id_,
+                    name,
+                    input_,
+                    _parse_time(timestamp),
+                    line,
+                    sidechain,
+                    subagent,
+                    result,
+                    spill(raw_spill),
+                )
+            )
+            calls.append(call)
+    messages: list[Message] = []
+    while len(messages) < message_count:
+        messages.extend(
+            Message(
+                uuid=uuid,
+                role=role,
+                text=text,
+                timestamp=_parse_time(timestamp),
+                line=line,
+                is_sidechain=sidechain,
+                is_meta=meta,
+                from_subagent=subagent,
+                message_id=message_id,
+                tool_calls=[calls[i] for i in call_indices],
+                tool_results=tool_results,
+                usage=TokenUsage(*message_usage) if message_usage is not None else None,
+            )
+            for (
+                uuid,
+                role,
+                text,
+                timestamp,
+                line,
+                sidechain,
+                meta,
+                subagent,
+                message_id,
+                call_indices,
+                tool_results,
+                message_usage,
+            ) in next(items)
+        )
+    return Session(
+        session_id=session_id,
+        source_file=source_file,
+        cwd=cwd,
+        git_branch=git_branch,
+        version=version,
+        started_at=_parse_time(started_at),
+        ended_at=_parse_time(ended_at),
+        messages=messages,
+        tool_calls=calls[:session_calls],
+        summaries=summaries,
+        record_counts=record_counts,
+        usage=TokenUsage(*usage),
+        problems=[Problem(*p) for p in problems],
+        subagent_files=subagent_files,
+        start_offset=start_offset,
+        end_offset=end_offset,
+        lines_read=lines_read,
+    )
