@@ -20,6 +20,7 @@ from graphiti_session_tracking.summary import EnhancedSessionSummary
 
 from .schema import (
     EPISODE_SOURCE_DESCRIPTION,
+    SHARED_LABELS,
     Label,
     Relation,
     edge_uuid,
@@ -41,6 +42,7 @@ class SessionGraph:
     group_id: str
     episode: EpisodicNode
     session_node: EntityNode
+    started: datetime  # the session's start: when a shared File or Tool was first seen
     entities: list[EntityNode] = field(default_factory=list)
     edges: list[EntityEdge] = field(default_factory=list)
     mentions: list[EpisodicEdge] = field(default_factory=list)
@@ -128,6 +130,7 @@ def map_summary(
             created_at=when,
         ),
         session_node=session_node,
+        started=(_aware(summary.started_at) or when).astimezone(UTC),
     )
 
     _map_records(graph, summary, sid, previous_session_uuid)
@@ -339,18 +342,25 @@ def _map_records(
 
     if previous_session_uuid is not None and previous_session_uuid != session.uuid:
         graph.edges.append(
-            EntityEdge(
-                uuid=edge_uuid(graph.group_id, Relation.CONTINUES, session.uuid, previous_session_uuid),
-                group_id=graph.group_id,
-                source_node_uuid=session.uuid,
-                target_node_uuid=previous_session_uuid,
-                name=Relation.CONTINUES.value,
-                fact=f"Session {sid} continues the project's previous session",
-                episodes=[graph.episode.uuid],
-                created_at=graph.episode.valid_at,
-                valid_at=graph.episode.valid_at,
-            )
+            continues_edge(graph.group_id, summary.session_id, graph.episode.valid_at, previous_session_uuid)
         )
+
+
+def continues_edge(group_id: str, session_id: str, when: datetime, previous_session_uuid: str) -> EntityEdge:
+    """The CONTINUES edge of a session to the project's session before it. The writer also builds
+    it for a stored session when an older session arrives later and slots in before it."""
+    session = entity_uuid(group_id, Label.SESSION, session_id)
+    return EntityEdge(
+        uuid=edge_uuid(group_id, Relation.CONTINUES, session, previous_session_uuid),
+        group_id=group_id,
+        source_node_uuid=session,
+        target_node_uuid=previous_session_uuid,
+        name=Relation.CONTINUES.value,
+        fact=f"Session {short_id(session_id)} continues the project's previous session",
+        episodes=[episode_uuid(group_id, session_id)],
+        created_at=when,
+        valid_at=when,
+    )
 
 
 def _key(*parts: str) -> str:
@@ -386,7 +396,9 @@ def _entity(
         name=cut(name),
         group_id=graph.group_id,
         labels=[label.value],
-        created_at=graph.episode.valid_at,
+        # A shared node keeps its earliest session's start (the writer keeps the minimum): the
+        # same whatever order sessions arrive in, and stable while a transcript grows.
+        created_at=graph.started if label in SHARED_LABELS else graph.episode.valid_at,
         summary=summary,
         attributes=attributes,
     )

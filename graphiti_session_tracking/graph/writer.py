@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from itertools import pairwise
 from typing import Any
 
@@ -23,8 +23,8 @@ from graphiti_core.nodes import EntityNode
 from graphiti_session_tracking.summary import EnhancedSessionSummary
 
 from .backends import Backend, BackendLost, is_connection_loss
-from .mapping import SessionGraph, content_hash, iso_time, map_summary, resolve_group_id
-from .schema import SHARED_LABELS, Label, entity_uuid
+from .mapping import SessionGraph, content_hash, continues_edge, iso_time, map_summary, resolve_group_id
+from .schema import SHARED_LABELS, Label, Relation, entity_uuid
 
 DEFAULT_BATCH_SIZE = 200
 
@@ -48,10 +48,12 @@ def _entity_sections(kind: str) -> list[str]:
     sections = []
     for label in Label:
         if label in SHARED_LABELS:
-            # Shared by the group's sessions: keep the first creation time, never remove on replace.
+            # Shared by the group's sessions, never removed on replace; created_at stays the
+            # earliest session's, whatever order the sessions arrive in.
             body = (
-                f"MERGE (n:Entity {{uuid: row.uuid}}) ON CREATE SET n.created_at = row.created_at "
-                f"SET n:{label.value} SET n += row.props"
+                f"MERGE (n:Entity {{uuid: row.uuid}}) WITH n, row, n.created_at AS before "
+                f"SET n:{label.value} SET n += row.props SET n.created_at = CASE WHEN before IS NULL "
+                "OR row.created_at < before THEN row.created_at ELSE before END"
             )
         else:
             body = f"MERGE (n:Entity {{uuid: row.uuid}}) SET n:{label.value} SET n = row.props"
@@ -103,7 +105,7 @@ _LOCK_GROUP = (
 def write_query(kind: str) -> str:
     """The batch write statement for a backend kind ("neo4j" or a FalkorDB one)."""
     lock = [_LOCK_GROUP] if kind == "neo4j" else []
-    return _chain([*lock, *_REMOVE_STALE, *_write_sections(kind)])
+    return _chain([*lock, *_REMOVE_STALE, *_RELINK, *_write_sections(kind)])
 
 
 EXISTING_QUERY = (
@@ -112,14 +114,34 @@ EXISTING_QUERY = (
 )
 SESSION_TIMES_QUERY = (
     "MATCH (s:Entity:Session) WHERE s.group_id = $group_id AND s.started_at IS NOT NULL "
-    "RETURN s.uuid AS uuid, s.session_id AS session_id, s.started_at AS started_at"
+    "OPTIONAL MATCH (s)-[c:RELATES_TO {name: $continues}]->(p:Entity) "
+    "RETURN s.uuid AS uuid, s.session_id AS session_id, s.started_at AS started_at, "
+    "s.ended_at AS ended_at, c.uuid AS continues_uuid, p.uuid AS continues_to"
 )
+# A session that arrives after its successor slots into the chain: the successor's CONTINUES edge
+# is re-pointed (old edge out, new one in with the edges below, its episode's edge list updated).
+_RELINK = [
+    "UNWIND $relink AS row OPTIONAL MATCH (:Entity {uuid: row.source})-[old:RELATES_TO {uuid: row.old}]->() "
+    "DELETE old",
+    "UNWIND $relink AS row MATCH (ep:Episodic {uuid: row.episode}) "
+    "SET ep.entity_edges = [e IN coalesce(ep.entity_edges, []) WHERE e <> coalesce(row.old, '')] + [row.new]",
+]
 
 
 @dataclass
 class _Batch:
     graphs: list[SessionGraph] = field(default_factory=list)
     replaced: list[dict[str, Any]] = field(default_factory=list)
+    relinked: list[tuple[EntityEdge, str | None]] = field(default_factory=list)  # (new edge, old uuid)
+
+
+@dataclass
+class _Timeline:
+    """The group's sessions by start time, with the batch's among them."""
+
+    previous: dict[str, str]  # session id -> uuid of the session started last before it
+    stored: dict[str, tuple[str | None, str | None]]  # stored session id -> (CONTINUES uuid, target)
+    times: dict[str, datetime]  # stored session id -> its time (end, else start)
 
 
 class SessionGraphWriter:
@@ -180,7 +202,8 @@ class SessionGraphWriter:
         uuids = [session_uuid(s, group) for s in summaries]
         records, _, _ = await driver.execute_query(EXISTING_QUERY, uuids=uuids)
         existing = {r["uuid"]: r for r in records}
-        previous = await self._previous_sessions(driver, group, summaries)
+        timeline = await self._timeline(driver, group, summaries)
+        previous = timeline.previous
 
         batch = _Batch()
         results: list[WriteResult] = []
@@ -210,25 +233,43 @@ class SessionGraphWriter:
                 )
             )
         if batch.graphs:
+            written = {g.session_node.attributes["session_id"] for g in batch.graphs}
+            for session_id, (old_uuid, old_target) in timeline.stored.items():
+                target = previous.get(session_id)
+                if session_id in written or target is None or target == old_target:
+                    continue
+                edge = continues_edge(group, session_id, timeline.times[session_id], target)
+                batch.relinked.append((edge, old_uuid))
             params = await self._params(batch)
             await driver.execute_query(write_query(self.backend.kind), group_id=group, **params)
         return results
 
-    async def _previous_sessions(
+    async def _timeline(
         self, driver: GraphDriver, group: str, summaries: list[EnhancedSessionSummary]
-    ) -> dict[str, str]:
-        """For each summary, the uuid of the group's session that started last before it."""
-        records, _, _ = await driver.execute_query(SESSION_TIMES_QUERY, group_id=group)
-        known = {r["session_id"]: (str(r["started_at"]), str(r["uuid"])) for r in records}
+    ) -> _Timeline:
+        """For each session of the group and the batch, the one that started last before it
+        (ties broken by session id, so that any order of ingest builds the same chain)."""
+        records, _, _ = await driver.execute_query(
+            SESSION_TIMES_QUERY, group_id=group, continues=Relation.CONTINUES.value
+        )
+        known: dict[str, tuple[str, str]] = {}
+        stored: dict[str, tuple[str | None, str | None]] = {}
+        times: dict[str, datetime] = {}
+        for r in records:
+            known[r["session_id"]] = (str(r["started_at"]), str(r["uuid"]))
+            stored[r["session_id"]] = (r["continues_uuid"], r["continues_to"])
+            times[r["session_id"]] = datetime.fromisoformat(str(r["ended_at"] or r["started_at"])).astimezone(
+                UTC
+            )
         for summary in summaries:
             started = iso_time(summary.started_at)
             if started is not None:
                 known[summary.session_id] = (started, session_uuid(summary, group))
-        timeline = sorted(known.items(), key=lambda item: item[1][0])
+        timeline = sorted(known.items(), key=lambda item: (item[1][0], item[0]))
         previous: dict[str, str] = {}
         for (_, (_, before_uuid)), (session_id, _) in pairwise(timeline):
             previous[session_id] = before_uuid
-        return previous
+        return _Timeline(previous, stored, times)
 
     async def _params(self, batch: _Batch) -> dict[str, Any]:
         kind = self.backend.kind
@@ -248,15 +289,7 @@ class SessionGraphWriter:
                     },
                 )
                 node_labels[node.uuid] = Label(node.labels[0])
-            edges += [
-                {
-                    "uuid": e.uuid,
-                    "source": e.source_node_uuid,
-                    "target": e.target_node_uuid,
-                    "props": _edge_props(e, kind),
-                }
-                for e in graph.edges
-            ]
+            edges += [_edge_row(e, kind) for e in graph.edges]
             mentions += [
                 {
                     "uuid": m.uuid,
@@ -266,9 +299,14 @@ class SessionGraphWriter:
                 }
                 for m in graph.mentions
             ]
+        edges += [_edge_row(edge, kind) for edge, _ in batch.relinked]
         await self._embed(list(node_rows.values()), edges)
         params: dict[str, Any] = {
             "replaced": batch.replaced,
+            "relink": [
+                {"source": edge.source_node_uuid, "old": old, "episode": edge.episodes[0], "new": edge.uuid}
+                for edge, old in batch.relinked
+            ],
             "episodes": [_episode_props(g, kind) for g in batch.graphs],
             "edges": edges,
             "mentions": mentions,
@@ -309,6 +347,15 @@ def _node_props(node: EntityNode, kind: str) -> dict[str, Any]:
     for key, value in node.attributes.items():
         props.setdefault(key, value)
     return props
+
+
+def _edge_row(edge: EntityEdge, kind: str) -> dict[str, Any]:
+    return {
+        "uuid": edge.uuid,
+        "source": edge.source_node_uuid,
+        "target": edge.target_node_uuid,
+        "props": _edge_props(edge, kind),
+    }
 
 
 def _edge_props(edge: EntityEdge, kind: str) -> dict[str, Any]:

@@ -257,6 +257,44 @@ async def test_sessions_of_a_project_continue_each_other_by_time(backend: Backen
     assert [(r["later"], r["earlier"]) for r in records] == [("later-session", base.session_id)]
 
 
+async def test_any_order_of_ingest_builds_the_same_chain(backend: Backend) -> None:
+    """A session ingested after its successor (a watcher summarizes whatever is due first) slots
+    into the chain: the graph equals the one an in-order ingest builds, edge lists included."""
+    from datetime import timedelta
+
+    base = extract_summary(read_transcript(TRANSCRIPTS / "hello-world-script.jsonl"))
+    assert base.started_at is not None and base.ended_at is not None
+    sessions = [
+        base.model_copy(
+            update={
+                "session_id": f"chain-{i}",
+                "started_at": base.started_at + timedelta(days=i),
+                "ended_at": base.ended_at + timedelta(days=i),
+            }
+        )
+        for i in range(5)
+    ]
+    writer = SessionGraphWriter(backend)
+    group = (await writer.ingest_many(sessions))[0].group_id
+    driver = await backend.driver_for(group)
+    in_order = await dump(driver, group)
+    chain = await driver.execute_query(
+        "MATCH (a:Entity:Session)-[r:RELATES_TO]->(b:Entity:Session) WHERE r.name = 'CONTINUES' "
+        "RETURN a.session_id AS later, b.session_id AS earlier ORDER BY later"
+    )
+    assert [(r["later"], r["earlier"]) for r in chain[0]] == [
+        (f"chain-{i}", f"chain-{i - 1}") for i in range(1, 5)
+    ]
+    for order in ([4, 3, 2, 1, 0], [0, 4, 2], [2, 0, 1, 3, 4]):
+        await driver.execute_query("MATCH (n) WHERE n.group_id = $g DETACH DELETE n", g=group)
+        for batch in ([sessions[i]] for i in order):
+            await writer.ingest_many(batch)
+        rest = [s for i, s in enumerate(sessions) if i not in order]
+        if rest:
+            await writer.ingest_many(rest)  # several at once, around stored ones
+        assert await dump(driver, group) == in_order, order
+
+
 async def test_embeddings_written_in_one_request_per_batch(backend: Backend, fake_openai: FakeOpenAI) -> None:
     from graphiti_core.edges import EntityEdge
     from graphiti_core.embedder.openai import OpenAIEmbedder, OpenAIEmbedderConfig
