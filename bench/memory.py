@@ -28,17 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "transcripts"))
 
-from large_transcripts import write_large_outputs, write_many_calls  # noqa: E402
-
-INGEST = """
-import resource, sys
-from graphiti_session_tracking.cli import main
-try:
-    main(["ingest", *sys.argv[1:]])
-except SystemExit as exit:
-    code = exit.code
-print(f"PEAK_RSS_MB {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.1f} EXIT {code}", file=sys.stderr)
-"""
+from large_transcripts import INGEST, write_large_outputs, write_many_calls  # noqa: E402
 
 
 def ingest(source: Path, folder: Path) -> tuple[float, float]:

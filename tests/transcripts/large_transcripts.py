@@ -24,6 +24,18 @@ CWD = "/work/app"
 SESSION_ID = "5a1e0000-0000-4000-8000-00000000large"
 _START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
+# `python -c INGEST ARGS...`: the CLI's ingest in that process, then its own peak RSS on stderr
+# (the FalkorDB server is a process of its own).
+INGEST = """
+import resource, sys
+from graphiti_session_tracking.cli import main
+try:
+    main(["ingest", *sys.argv[1:]])
+except SystemExit as exit:
+    code = exit.code
+print(f"PEAK_RSS_MB {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.1f} EXIT {code}", file=sys.stderr)
+"""
+
 _CODE_LINE = "def handler_{n}(request):\n    return respond(request, status={n})\n"
 _PYTEST_PASS = "tests/test_api.py::test_case_{n} PASSED\n"
 

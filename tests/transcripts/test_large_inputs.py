@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from large_transcripts import SESSION_ID, write_many_calls
+from large_transcripts import INGEST, SESSION_ID, write_many_calls
 
 from graphiti_session_tracking.config import GraphConfig
 from graphiti_session_tracking.graph.backends import open_backend
@@ -21,17 +21,6 @@ from graphiti_session_tracking.ledger import Ledger, default_ledger_path
 
 PEAK_RSS_BOUND_MB = 600
 CALLS = 50_000
-
-# The CLI in this process, then its own peak RSS (the FalkorDB server is a process of its own).
-INGEST = """
-import resource, sys
-from graphiti_session_tracking.cli import main
-try:
-    main(["ingest", *sys.argv[1:]])
-except SystemExit as exit:
-    code = exit.code
-print(f"PEAK_RSS_MB {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.1f} EXIT {code}", file=sys.stderr)
-"""
 
 
 async def test_a_session_of_50000_tool_calls_is_ingested_whole_in_bounded_memory(tmp_path: Path) -> None:
