@@ -9,18 +9,19 @@ The public API; the `graphiti-sessions` command is a thin layer over it::
 """
 
 from .config import AppConfig, GraphConfig, load_config
-from .graph.backends import Backend, BackendError, open_backend
+from .graph.backends import Backend, BackendError, BackendLost, open_backend
 from .graph.queries import run_query
 from .graph.writer import SessionGraphWriter, WriteResult
 from .ingest import IngestReport, ingest_paths
 from .legacy import MigrationReport, migrate_legacy
-from .summary import EnhancedSessionSummary, extract_summary
+from .summary import EnhancedSessionSummary, extract_summary, summarize_session
 from .transcripts import Session, read_transcript
 
 __all__ = [
     "AppConfig",
     "Backend",
     "BackendError",
+    "BackendLost",
     "EnhancedSessionSummary",
     "GraphConfig",
     "IngestReport",
@@ -35,4 +36,5 @@ __all__ = [
     "open_backend",
     "read_transcript",
     "run_query",
+    "summarize_session",
 ]
