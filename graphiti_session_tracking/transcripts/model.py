@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from .spill import Spill, call_input, result_structured, result_text
 
@@ -163,31 +163,25 @@ class ToolCall:
         """A call counts as done only when its result came back without an error."""
         return self.result is not None and not self.result.is_error
 
+    # What pickling keeps, in order (the slots, `_spill` last: it is left out of equality).
+    _STATE: ClassVar[tuple[str, ...]] = (
+        "id",
+        "name",
+        "input",
+        "timestamp",
+        "line",
+        "is_sidechain",
+        "from_subagent",
+        "result",
+        "_spill",
+    )
+
     def __getstate__(self) -> tuple[Any, ...]:
-        return (
-            self.id,
-            self.name,
-            self.input,
-            self.timestamp,
-            self.line,
-            self.is_sidechain,
-            self.from_subagent,
-            self.result,
-            self._spill,
-        )
+        return tuple(getattr(self, name) for name in self._STATE)
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:
-        (
-            self.id,
-            self.name,
-            self.input,
-            self.timestamp,
-            self.line,
-            self.is_sidechain,
-            self.from_subagent,
-            self.result,
-            self._spill,
-        ) = state
+        for name, value in zip(self._STATE, state, strict=True):
+            setattr(self, name, value)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ToolCall):
