@@ -42,9 +42,14 @@ _REASON = re.compile(
 
 
 def extract_config_changes(session: Session) -> list[ConfigChange]:
-    """One ConfigChange per setting the session's successful config edits changed, in order."""
+    """One ConfigChange per setting the session's successful config edits changed, in order.
+
+    A file whose every edit is known whole is compared once, as it was before the session's
+    first edit against its last state, so edits that build up one change (or undo one) give the
+    net change, and a file the session created is summarized per top-level setting.
+    """
     reasons = _reasons_by_call(session)
-    merged: dict[tuple[str, str], ConfigChange] = {}
+    files: dict[str, _FileEdits] = {}
     for call in session.tool_calls:
         path = written_file(call)
         if path is None or call.name == "NotebookEdit":
@@ -52,18 +57,63 @@ def extract_config_changes(session: Session) -> list[ConfigChange]:
         parse = config_parser(path)
         if parse is None:
             continue
-        file = relative_path(path, session.project_root)
-        for setting, old, new in _changes(call, parse):
-            key = (file, setting)
-            earlier = merged.get(key)
+        edits = files.setdefault(relative_path(path, session.project_root), _FileEdits(parse))
+        edits.add(call, reasons.get(call.id, ""))
+    merged: dict[tuple[str, str], ConfigChange] = {}
+    for file, edits in files.items():
+        for setting, old, new, reason in edits.changes():
+            earlier = merged.get((file, setting))
             if earlier is None:
-                merged[key] = ConfigChange(
-                    file=file, setting=setting, old_value=old, new_value=new, reason=reasons.get(call.id, "")
+                merged[(file, setting)] = ConfigChange(
+                    file=file, setting=setting, old_value=old, new_value=new, reason=reason
                 )
             else:
                 earlier.new_value = new
-                earlier.reason = earlier.reason or reasons.get(call.id, "")
+                earlier.reason = earlier.reason or reason
     return [c for c in merged.values() if c.old_value != c.new_value]
+
+
+class _FileEdits:
+    """The session's edits of one config file: whole texts while every edit is known whole."""
+
+    def __init__(self, parse: Callable[[str], Settings]) -> None:
+        self.parse = parse
+        self.calls: list[tuple[ToolCall, str]] = []
+        self.first: str | None = None  # the text before the first edit (None: the file was new)
+        self.last: str | None = None  # the text after the last edit, while edits are whole
+        self.whole = True
+
+    def add(self, call: ToolCall, reason: str) -> None:
+        pairs, whole = _before_after(call)
+        if not self.calls:
+            self.first = pairs[0][0] if whole else None
+        self.calls.append((call, reason))
+        self.whole = self.whole and whole
+        self.last = pairs[0][1] if whole else None
+
+    def changes(self) -> Iterator[tuple[str, str | None, str, str]]:
+        reason = next((r for _, r in self.calls if r), "")
+        if self.whole and self.last is not None:
+            for setting, old, new in _diff(self.first, self.last, self.parse):
+                yield setting, old, new, reason
+            return
+        for call, call_reason in self.calls:
+            for before, after in _before_after(call)[0]:
+                for setting, old, new in _diff(before, after, self.parse):
+                    yield setting, old, new, call_reason
+
+
+def _diff(
+    before: str | None, after: str, parse: Callable[[str], Settings]
+) -> Iterator[tuple[str, str | None, str]]:
+    """(setting, old value or None, new value) for each setting changed from `before` to `after`."""
+    old = parse(before) if before is not None else {}
+    new = parse(after)
+    if before is None and parse is parse_requirements and len(new) > 1:
+        # A new requirements file is one change: these dependencies, not one row each.
+        yield "dependencies", None, _limit(f"{len(new)} packages: {', '.join(new)}") or ""
+        return
+    yield from diff_settings(old, new, whole_before=before is not None)
 
 
 # Folders whose files are data (test fixtures, samples, documentation), whatever their format.
@@ -171,18 +221,6 @@ def config_parser(path: str) -> Callable[[str], Settings] | None:
     return None
 
 
-def _changes(call: ToolCall, parse: Callable[[str], Settings]) -> Iterator[tuple[str, str | None, str]]:
-    """(setting, old value or None, new value) for each setting the call changed."""
-    for before, after in _before_after(call):
-        old = parse(before) if before is not None else {}
-        new = parse(after)
-        if before is None and parse is parse_requirements and len(new) > 1:
-            # A new requirements file is one change: these dependencies, not one row each.
-            yield "dependencies", None, _limit(f"{len(new)} packages: {', '.join(new)}") or ""
-            continue
-        yield from diff_settings(old, new, whole_before=before is not None)
-
-
 def diff_settings(
     old: Settings, new: Settings, *, whole_before: bool = True
 ) -> Iterator[tuple[str, str | None, str]]:
@@ -192,6 +230,7 @@ def diff_settings(
       and removed (commenting out one entry is not a shift of every later index);
     - a block that appears or disappears whole (a new file's top-level settings, a new job in a
       workflow) is one record on the block's key, not one per leaf;
+    - several entries added to a map that was there (two new dependencies) are one record on it;
     - every other setting whose value changed is its own record.
     """
     # In the file's order: new settings as they appear, then the removed ones.
@@ -202,6 +241,12 @@ def diff_settings(
         if "[" in key:
             lists.setdefault(key[: key.index("[")], None)
     for list_key in lists:
+        appeared = not any(k.startswith(list_key + "[") for k in old)
+        disappeared = not any(k.startswith(list_key + "[") for k in new)
+        if (appeared and _new_ancestor(list_key, old) != list_key) or (
+            disappeared and _new_ancestor(list_key, new) != list_key
+        ):
+            continue  # the list came or went with the block around it: that block is the record
         added, removed = _list_difference(old, new, list_key)
         changed = [k for k in changed if not (k.startswith(list_key + "[") or k == list_key)]
         if added or removed:
@@ -215,6 +260,16 @@ def diff_settings(
         other = old if side is new else new
         block = _new_ancestor(key, other) if side is not None else key
         blocks.setdefault(block, []).append(key)
+    added_to: dict[str, list[str]] = {}  # several entries added to one existing map (dependencies)
+    for block, keys in blocks.items():
+        if whole_before and len(keys) == 1 and keys[0] == block and block not in old and "." in block:
+            added_to.setdefault(block.rsplit(".", 1)[0], []).append(block)
+    for parent, entries in added_to.items():
+        if len(entries) > 1:
+            for entry in entries:
+                del blocks[entry]
+            added = ", ".join(f"{e[len(parent) + 1 :]} {new[e]}".strip() for e in entries)
+            yield parent, None, _limit(f"added {added}") or ""
     for block, keys in blocks.items():
         if len(keys) == 1:  # one setting, even inside a new block: the setting itself says most
             (key,) = keys
@@ -270,8 +325,9 @@ def _describe(item: tuple[tuple[str, str], ...]) -> str:
     return cut(next(iter(fields.values()), "").splitlines()[0] if fields else "", 60)
 
 
-def _before_after(call: ToolCall) -> list[tuple[str | None, str]]:
-    """The file's text before and after the call, whole when known, else the edited fragments."""
+def _before_after(call: ToolCall) -> tuple[list[tuple[str | None, str]], bool]:
+    """The file's text before and after the call, whole when known (True), else the edited
+    fragments (False). A Write that replaced a file it did not show is not whole."""
     structured: dict[str, Any] = (call.result.structured if call.result else None) or {}
     args = call.full_input  # the whole edit: `input` holds only the start of long texts
     original = structured.get("originalFile")
@@ -279,8 +335,9 @@ def _before_after(call: ToolCall) -> list[tuple[str | None, str]]:
     if call.name == "Write":
         content = structured.get("content")
         after = content if isinstance(content, str) else _whole(args.get("content"))
-        before = None if structured.get("type") == "create" else original
-        return [(before, after)]
+        created = structured.get("type") == "create"
+        before = None if created else original
+        return [(before, after)], created or original is not None
     if call.name == "Edit":
         pairs = [
             (
@@ -305,8 +362,8 @@ def _before_after(call: ToolCall) -> list[tuple[str | None, str]]:
                 break
             updated = updated.replace(old, new) if replace_all else updated.replace(old, new, 1)
         if updated is not None:
-            return [(original, updated)]
-    return [(old, new) for old, new in pairs]
+            return [(original, updated)], True
+    return [(old, new) for old, new in pairs], False
 
 
 def _text(preferred: Any, fallback: Any) -> str:
