@@ -268,8 +268,8 @@ def diff_settings(
         if len(entries) > 1:
             for entry in entries:
                 del blocks[entry]
-            added = ", ".join(f"{e[len(parent) + 1 :]} {new[e]}".strip() for e in entries)
-            yield parent, None, _limit(f"added {added}") or ""
+            entries_text = ", ".join(f"{e[len(parent) + 1 :]} {new[e]}".strip() for e in entries)
+            yield parent, None, _limit(f"added {entries_text}") or ""
     for block, keys in blocks.items():
         if len(keys) == 1:  # one setting, even inside a new block: the setting itself says most
             (key,) = keys
