@@ -46,10 +46,11 @@ _COMMAND_TOOLS = frozenset({"Bash", "PowerShell"})
 # Results that are "errors" only in form: the harness refusing a call, or the user saying no.
 _NOT_AN_ERROR = re.compile(
     r"doesn't want to proceed|user rejected|rejected by the user|\[Request interrupted|"
-    r"was interrupted by the user|^Command timed out|Command running in background|was blocked\. For security|"
+    r"was interrupted by the user|Command running in background|was blocked\. For security|"
     r"^Sibling tool call errored",
     re.IGNORECASE,
 )
+_TIMED_OUT = re.compile(r"\A\s*Command timed out")
 _EXIT_CODE = re.compile(r"\AExit code (-?\d+)")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\^\[\[[0-9;]*m")
 _TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
@@ -203,7 +204,9 @@ def _step(session: Session, run: _Run, thread: str, index: int, texts: dict[str,
         signatures = {_signature(line) for line in lines}
         for signature, failure in list(still.items()):
             failing = failure.failing
-            if (
+            if signature not in signatures and _wrong_folder(session, run, failure, index):
+                del still[signature]  # it went away once run from the right folder
+            elif (
                 signature not in signatures
                 and failing is not None
                 and _got_further(failing, call)
@@ -220,7 +223,10 @@ def _step(session: Session, run: _Run, thread: str, index: int, texts: dict[str,
         return
     verification = _verification(session, call)
     for signature, failure in list(still.items()):
-        resolve(key, signature, failure, verification)
+        if _wrong_folder(session, run, failure, index):
+            del still[signature]  # run again from another folder, nothing changed: a slip, not an error
+        else:
+            resolve(key, signature, failure, verification)
     for (owner, other), failures in list(run.open.items()):
         if owner != thread or other == key:
             continue
@@ -249,6 +255,15 @@ def _answers(session: Session, run: _Run, failure: _Open, index: int) -> bool:
     return finished or (
         _is_check(call) and bool(_fix(session, run.calls[failure.first + 1 : index], _PASTED))
     )
+
+
+def _wrong_folder(session: Session, run: _Run, failure: _Open, index: int) -> bool:
+    """The same command run again from another folder (`cd .. && …`) with nothing changed."""
+    if failure.failing is None:
+        return False
+    before, after = _command(failure.failing), _command(run.calls[index])
+    changed = _fix(session, run.calls[failure.first + 1 : index], _kind_key(failure.failing))
+    return before != after and _bare(before) == _bare(after) and not changed
 
 
 def _bare(command: str) -> str:
@@ -282,6 +297,9 @@ def failure_lines(call: ToolCall) -> list[str] | None:
     text = _clean(result.text)
     if _NOT_AN_ERROR.search(text[:500]):
         return None
+    if _TIMED_OUT.match(text):
+        # A server or watcher stopped at the time limit ran; a check that hung says nothing.
+        return None if _is_check(call) else error_lines(text)
     code = _EXIT_CODE.match(text)
     failed = (
         result.is_error or (code is not None and code.group(1) != "0") or bool(_FAILED_OUTPUT.search(text))
@@ -489,7 +507,9 @@ def _fix(session: Session, between: list[ToolCall], failing_key: Key) -> str:
         if call.name not in _COMMAND_TOOLS or failure_lines(call) != [] or _kind_key(call) == failing_key:
             continue
         verdict = _verdict(call)
-        if verdict is not None and verdict.kind.intent in _CHANGING:
+        if verdict is not None and (
+            verdict.kind.intent in _CHANGING or verdict.kind.what == "stops processes"
+        ):
             commands.append(f"ran `{cut(_command(call), 80)}`")
     parts = [_named("Edited", list(edited)), _named("Created", list(created))]
     parts += commands[:_MAX_COMMANDS_NAMED]
@@ -510,6 +530,8 @@ def _verification(session: Session, call: ToolCall) -> str:
     if call.name not in _COMMAND_TOOLS:
         return f"{call.name} of {relative_path(_kind_key(call)[1], session.project_root)} succeeded"
     label = f"`{cut(_command(call), 80)}`"
+    if call.result is not None and _TIMED_OUT.match(call.result.text):
+        return f"{label} kept running without the error until the time limit"
     counts = _counts(call.result.text if call.result else "")
     if counts:
         return f"{label} passed ({counts})"

@@ -439,3 +439,37 @@ def test_a_file_system_refusal_is_an_error(tmp_path: Path) -> None:
 
     assert record.error == "EACCES: permission denied, open '/p/ci.yml'"
     assert record.verification == "Read of ci.yml succeeded"
+
+
+def test_rerunning_from_another_folder_is_a_slip_not_a_fix(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Start the chart server.")
+    t.bash("node serve.ts", "Exit code 1\nError: Cannot find module '/p/app/serve.ts'", is_error=True)
+    t.bash("cd .. && node serve.ts", "listening on 8080")
+
+    assert extract_errors_resolved(t.read(tmp_path)) == []
+
+
+def test_a_server_that_runs_until_the_time_limit_got_past_the_error(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Start the chart server.")
+    t.bash(
+        "node serve.ts",
+        "Exit code 1\nError: listen EADDRINUSE: address already in use :::8080",
+        is_error=True,
+    )
+    t.bash("kill 60782", "")
+    t.bash(
+        "node serve.ts",
+        "Command timed out after 5s\nChart server running at http://localhost:8080/",
+        is_error=True,
+    )
+    t.bash("pytest", "Exit code 1\nE   AssertionError: boom\n1 failed", is_error=True)
+    t.edit("app.py", "a", "b")
+    t.bash("pytest", "Command timed out after 2m 0.0s", is_error=True)  # a check that hung proves nothing
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    assert record.error == "Error: listen EADDRINUSE: address already in use :::8080"
+    assert record.fix == "Ran `kill 60782`"
+    assert record.verification == "`node serve.ts` kept running without the error until the time limit"
