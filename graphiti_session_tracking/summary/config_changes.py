@@ -31,6 +31,16 @@ _REASON_LIMIT = 300
 
 Settings = dict[str, str]
 
+
+class Sectioned(dict[str, str]):
+    """Settings of a format with section headers (TOML tables, INI sections): `sections` are
+    the headers, so a new file is summarized per table (`tool.mypy`), not per first word."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sections: set[str] = set()
+
+
 _TRUNCATED_INPUT = re.compile(r"…\[\d+ more\]\Z")
 _QUOTED_STRINGS = re.compile(r'"(?:\\.|[^"\\])*"|\'[^\']*\'')
 _REASON = re.compile(
@@ -259,6 +269,9 @@ def diff_settings(
         side = new if key in new and key not in old else old if key in old and key not in new else None
         other = old if side is new else new
         block = _new_ancestor(key, other) if side is not None else key
+        section = _section_of(key, side if side is not None else new)
+        if len(section) > len(block) and section.startswith(block + "."):
+            block = section  # a new TOML table or INI section is its own block
         blocks.setdefault(block, []).append(key)
     added_to: dict[str, list[str]] = {}  # several entries added to one existing map (dependencies)
     for block, keys in blocks.items():
@@ -280,6 +293,12 @@ def diff_settings(
             yield block, None, _limit(_summary_of(keys, block, new)) or ""
         else:
             yield block, _limit(_summary_of(keys, block, old)), REMOVED
+
+
+def _section_of(key: str, settings: Settings) -> str:
+    """The longest section header that `key` lies in ('' when the format has none)."""
+    sections = getattr(settings, "sections", ())
+    return max((name for name in sections if key.startswith(name + ".")), key=len, default="")
 
 
 def _new_ancestor(key: str, other: Settings) -> str:
@@ -451,7 +470,7 @@ def parse_env(text: str) -> Settings:
 
 def parse_ini(text: str) -> Settings:
     """INI / setup.cfg style: `[section]` headers, `key = value` or `key: value`."""
-    settings: Settings = {}
+    settings = Sectioned()
     section = ""
     last_key = ""
     for line in text.splitlines():
@@ -461,6 +480,7 @@ def parse_ini(text: str) -> Settings:
         header = re.match(r"^\[([^\]]+)\]$", stripped)
         if header:
             section, last_key = header.group(1).strip(), ""
+            settings.sections.add(section)
             continue
         if line[:1].isspace() and last_key:  # continuation line of a multi-line value
             settings[last_key] = f"{settings[last_key]} {stripped}".strip()
@@ -474,7 +494,7 @@ def parse_ini(text: str) -> Settings:
 
 def parse_toml(text: str) -> Settings:
     """TOML: `[table]` / `[[array]]` headers prefix keys (`tool.ruff.line-length`); multi-line arrays."""
-    settings: Settings = {}
+    settings = Sectioned()
     section = ""
     lines = text.splitlines()
     i = 0
@@ -486,6 +506,7 @@ def parse_toml(text: str) -> Settings:
         header = re.match(r"^\[\[?\s*([^\[\]]+?)\s*\]\]?\s*(?:#.*)?$", stripped)
         if header:
             section = ".".join(_unquote(part) for part in header.group(1).split("."))
+            settings.sections.add(section)
             continue
         m = re.match(r"^([A-Za-z0-9_\-.\"' ]+?)\s*=\s*(.*)$", stripped)
         if not m:

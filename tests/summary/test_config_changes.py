@@ -342,3 +342,22 @@ def test_a_file_created_then_edited_is_summarized_once_per_top_level_setting(tmp
         ("on.push.branches", None),
         ("jobs", None),
     ]
+
+
+def test_a_new_toml_file_is_one_record_per_table(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Add tool settings.")
+    t.write(
+        "pyproject.toml",
+        '[tool.black]\nline-length = 100\ntarget-version = ["py311"]\n\n'
+        '[tool.mypy]\npython_version = "3.11"\nwarn_return_any = true\n\n'
+        '[tool.coverage.run]\nsource = ["scripts"]\nbranch = true\n',
+    )
+
+    changes = extract_config_changes(t.read(tmp_path))
+
+    assert [(c.setting, c.new_value) for c in changes] == [
+        ("tool.black", "2 settings: line-length, target-version"),
+        ("tool.mypy", "2 settings: python_version, warn_return_any"),
+        ("tool.coverage.run", "2 settings: branch, source"),
+    ]
