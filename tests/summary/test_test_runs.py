@@ -11,7 +11,7 @@ import pytest
 from conftest import TRANSCRIPTS
 
 from graphiti_session_tracking.summary.model import TestSummary
-from graphiti_session_tracking.summary.test_results import (
+from graphiti_session_tracking.summary.test_runs import (
     extract_test_results,
     is_test_command,
     parse_test_output,
