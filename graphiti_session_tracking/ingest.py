@@ -465,7 +465,7 @@ async def _prepare_one(
     redactor: Redactor,
     report: IngestReport,
 ) -> PreparedSource | None:
-    from .redact import redact_summary
+    from .summary.redaction import redact_summary
 
     if source.suffix == ".json":
         summary = redact_summary(load_summary_file(source), redactor)

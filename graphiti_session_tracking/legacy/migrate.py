@@ -25,8 +25,9 @@ from graphiti_session_tracking.graph.backends import Backend
 from graphiti_session_tracking.graph.schema import iso_time, validate_group_id
 from graphiti_session_tracking.graph.writer import SessionGraphWriter
 from graphiti_session_tracking.ingest import WriteReport
-from graphiti_session_tracking.redact import Redactor, redact_summary
+from graphiti_session_tracking.redact import Redactor
 from graphiti_session_tracking.summary import EnhancedSessionSummary
+from graphiti_session_tracking.summary.redaction import redact_summary
 
 from .convert import FILE_GROUP_ID, convert_record, sanitize_group_id
 from .markdown import parse_markdown
