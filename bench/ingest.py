@@ -29,8 +29,8 @@ from graphiti_session_tracking.graph.backends import Backend, open_backend  # no
 from graphiti_session_tracking.graph.mapping import map_summary  # noqa: E402
 from graphiti_session_tracking.graph.schema import Label  # noqa: E402
 from graphiti_session_tracking.graph.writer import SessionGraphWriter, _Batch, _param  # noqa: E402
-from graphiti_session_tracking.ingest import ingest_paths  # noqa: E402
-from graphiti_session_tracking.ledger import Ledger  # noqa: E402
+from graphiti_session_tracking.pipeline.ledger import Ledger  # noqa: E402
+from graphiti_session_tracking.pipeline.write import ingest_paths  # noqa: E402
 from graphiti_session_tracking.summary import (  # noqa: E402
     ConfigChange,
     DecisionRecord,

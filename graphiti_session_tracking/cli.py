@@ -35,9 +35,9 @@ if TYPE_CHECKING:
     from graphiti_core.embedder.client import EmbedderClient
     from rich.progress import Progress
 
-    from .ledger import Ledger
+    from .pipeline.ledger import Ledger
+    from .pipeline.watch import PassReport, Pipeline
     from .redact import Redactor
-    from .scheduler import PassReport, Pipeline
     from .summary import EnhancedSessionSummarizer
     from .tools import UnifiedToolClassifier
 
@@ -279,8 +279,10 @@ def ingest(
     Example:
       graphiti-sessions ingest ~/.claude/projects/-home-me-myapp --backend neo4j --uri bolt://localhost:7687
     """
-    from .ingest import DEFAULT_TRANSCRIPTS_DIR, discover_sources, prepare, write
-    from .ledger import Ledger, default_ledger_path
+    from .pipeline.ledger import Ledger, default_ledger_path
+    from .pipeline.prepare import prepare
+    from .pipeline.sources import DEFAULT_TRANSCRIPTS_DIR, discover_sources
+    from .pipeline.write import write
 
     config, graph_config = _graph_config(opts)
     roots = list(paths) or [DEFAULT_TRANSCRIPTS_DIR]
@@ -420,9 +422,9 @@ def watch(
       graphiti-sessions watch ~/.claude/projects --idle-minutes 15 --json
       graphiti-sessions watch --once --backend neo4j --uri bolt://localhost:7687   # from cron
     """
-    from .ingest import DEFAULT_TRANSCRIPTS_DIR, discover_sources
-    from .ledger import Ledger, default_ledger_path
-    from .scheduler import Pipeline, Thresholds, Watcher
+    from .pipeline.ledger import Ledger, default_ledger_path
+    from .pipeline.sources import DEFAULT_TRANSCRIPTS_DIR, discover_sources
+    from .pipeline.watch import Pipeline, Thresholds, Watcher
 
     config, graph_config = _graph_config(opts)
     settings = config.watch
@@ -928,7 +930,7 @@ def summarize(transcript: Path, fmt: str, use_llm: bool | None, config_path: Pat
         session = read_transcript(transcript)
     except (ConfigError, TranscriptNotFoundError) as exc:
         raise UsageFailure(str(exc)) from exc
-    from .ingest import no_conversation
+    from .pipeline.sources import no_conversation
 
     unusable = no_conversation(session)
     if unusable is not None:

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from graphiti_session_tracking.graph.backends import Backend
 from graphiti_session_tracking.graph.schema import iso_time, validate_group_id
 from graphiti_session_tracking.graph.writer import SessionGraphWriter
-from graphiti_session_tracking.ingest import WriteReport
+from graphiti_session_tracking.pipeline.reports import WriteReport
 from graphiti_session_tracking.redact import Redactor
 from graphiti_session_tracking.summary import EnhancedSessionSummary
 from graphiti_session_tracking.summary.redaction import redact_summary

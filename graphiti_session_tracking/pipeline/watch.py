@@ -39,14 +39,17 @@ from typing import Any
 
 from graphiti_core.embedder.client import EmbedderClient
 
-from .config import GraphConfig
-from .graph.backends import BackendError, is_connection_loss, open_backend
-from .ingest import discover_sources, prepare, write
+from graphiti_session_tracking.config import GraphConfig
+from graphiti_session_tracking.graph.backends import BackendError, is_connection_loss, open_backend
+from graphiti_session_tracking.redact import Redactor
+from graphiti_session_tracking.summary import EnhancedSessionSummarizer
+from graphiti_session_tracking.tools import UnifiedToolClassifier
+from graphiti_session_tracking.transcripts.reader import is_harness_text, subagent_transcripts
+
 from .ledger import Ledger, classify_source
-from .redact import Redactor
-from .summary import EnhancedSessionSummarizer
-from .tools import UnifiedToolClassifier
-from .transcripts.reader import is_harness_text, subagent_transcripts
+from .prepare import prepare
+from .sources import discover_sources
+from .write import write
 
 DEFAULT_IDLE_MINUTES = 30.0
 DEFAULT_MIN_NEW_MESSAGES = 20

@@ -31,8 +31,8 @@ from summary.transcript_builder import TranscriptBuilder
 from graphiti_session_tracking.config import ConfigError, GraphConfig, load_config
 from graphiti_session_tracking.graph.backends import open_backend
 from graphiti_session_tracking.graph.schema import group_id_for_project
-from graphiti_session_tracking.ledger import Ledger, classify_source, default_ledger_path
-from graphiti_session_tracking.scheduler import Thresholds, Watcher, count_new_messages, plan_pass
+from graphiti_session_tracking.pipeline.ledger import Ledger, classify_source, default_ledger_path
+from graphiti_session_tracking.pipeline.watch import Thresholds, Watcher, count_new_messages, plan_pass
 from graphiti_session_tracking.tools import UnifiedToolClassifier
 from graphiti_session_tracking.transcripts import read_transcript
 

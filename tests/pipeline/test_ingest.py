@@ -15,8 +15,9 @@ from graph.test_writer import dump
 from graphiti_session_tracking.config import GraphConfig
 from graphiti_session_tracking.graph.backends import open_backend
 from graphiti_session_tracking.graph.schema import group_id_for_project
-from graphiti_session_tracking.ingest import ingest_paths, prepare
-from graphiti_session_tracking.ledger import Ledger, classify_source
+from graphiti_session_tracking.pipeline.ledger import Ledger, classify_source
+from graphiti_session_tracking.pipeline.prepare import prepare
+from graphiti_session_tracking.pipeline.write import ingest_paths
 
 PORT = TRANSCRIPTS / "python-to-rust-port.jsonl"
 
@@ -148,7 +149,7 @@ def test_two_ingest_processes_at_once_make_no_duplicates(graph_config: GraphConf
 
 def test_many_processes_opening_a_new_ledger_at_once(tmp_path: Path) -> None:
     code = (
-        "import sys; from pathlib import Path; from graphiti_session_tracking.ledger import Ledger\n"
+        "import sys; from pathlib import Path; from graphiti_session_tracking.pipeline.ledger import Ledger\n"
         "with Ledger(Path(sys.argv[1])) as ledger: print(ledger.count())\n"
     )
     procs = [
