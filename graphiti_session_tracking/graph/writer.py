@@ -20,7 +20,9 @@ from graphiti_core.edges import EntityEdge, EpisodicEdge
 from graphiti_core.embedder.client import EmbedderClient
 from graphiti_core.nodes import EntityNode
 
+from graphiti_session_tracking.redact import Redactor
 from graphiti_session_tracking.summary import EnhancedSessionSummary
+from graphiti_session_tracking.summary.redaction import redact_summary
 
 from .backends import Backend, BackendLost, is_connection_loss
 from .mapping import SessionGraph, content_hash, continues_edge, map_summary
@@ -180,10 +182,12 @@ class SessionGraphWriter:
         backend: Backend,
         embedder: EmbedderClient | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
+        redactor: Redactor | None = None,
     ) -> None:
         self.backend = backend
         self.embedder = embedder
         self.batch_size = batch_size
+        self.redactor = redactor or Redactor()
 
     async def ingest(self, summary: EnhancedSessionSummary, group_id: str | None = None) -> WriteResult:
         return (await self.ingest_many([summary], group_id=group_id))[0]
@@ -200,6 +204,8 @@ class SessionGraphWriter:
         `on_batch` hears of each batch as soon as it is committed (index into `summaries`, result),
         so a caller can record progress that survives a later failure. A lost connection raises
         `BackendLost` saying how far the run got."""
+        # The one way into the graph, so no secret gets in whoever the caller is (idempotent).
+        summaries = [redact_summary(summary, self.redactor) for summary in summaries]
         results: dict[int, WriteResult] = {}
         by_group: dict[str, list[int]] = {}
         for index, summary in enumerate(summaries):

@@ -261,10 +261,8 @@ async def _prepare_one(
     redactor: Redactor,
     report: IngestReport,
 ) -> PreparedSource | None:
-    from graphiti_session_tracking.summary.redaction import redact_summary
-
     if source.suffix == ".json":
-        summary = redact_summary(load_summary_file(source), redactor)
+        summary = load_summary_file(source)  # redacted where every summary enters the graph: the writer
         return PreparedSource(source, summary, None, source.stat().st_size)
     previous = ledger.session_state(source) if ledger is not None and state == "grown" else None
     try:

@@ -17,9 +17,9 @@ record unless it is meta or harness text, an assistant response once however man
 and the count stops at the threshold: a pass never reads more than `min_new_messages` messages of a
 transcript to decide, nor anything of one that has not changed.
 
-A pass is discover -> plan -> `ingest.prepare` -> `ingest.write`: the ingest code does the
-reading, summarizing, replacing and ledger bookkeeping. The backend is opened only when something
-was prepared, and closed at the end of the pass, so an idle watcher never holds a FalkorDB Lite
+A pass is discover -> plan -> `Pipeline.ingest` of what is due: the pipeline does the reading,
+summarizing, replacing and ledger bookkeeping. It opens the backend only when something was
+prepared, and closes it at the end of the pass, so an idle watcher never holds a FalkorDB Lite
 file that an `ingest` wants. A backend that is down fails the pass, not the watcher: nothing was
 recorded in the ledger for what was not written, so the next pass tries again.
 """
@@ -37,19 +37,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from graphiti_core.embedder.client import EmbedderClient
-
-from graphiti_session_tracking.config import GraphConfig
-from graphiti_session_tracking.graph.backends import BackendError, is_connection_loss, open_backend
-from graphiti_session_tracking.redact import Redactor
-from graphiti_session_tracking.summary import EnhancedSessionSummarizer
-from graphiti_session_tracking.tools import UnifiedToolClassifier
+from graphiti_session_tracking.graph.backends import BackendError, is_connection_loss
 from graphiti_session_tracking.transcripts.reader import is_harness_text, subagent_transcripts
 
+from .compose import Pipeline
 from .ledger import Ledger, classify_source
-from .prepare import prepare
+from .reports import IngestReport
 from .sources import discover_sources
-from .write import write
 
 DEFAULT_IDLE_MINUTES = 30.0
 DEFAULT_MIN_NEW_MESSAGES = 20
@@ -177,15 +171,6 @@ def plan_pass(
 
 
 @dataclass
-class Pipeline:
-    """What turns a transcript into a summary; made afresh for every pass, so that each pass
-    reports its own LLM calls and sees tool classifications other processes cached meanwhile."""
-
-    classifier: UnifiedToolClassifier | None = None
-    summarizer: EnhancedSessionSummarizer | None = None
-
-
-@dataclass
 class PassReport:
     """One pass: what was due and why, what the ingest did, and an error that stopped it."""
 
@@ -213,15 +198,12 @@ class PassReport:
 
 @dataclass
 class Watcher:
-    """Runs passes over `roots` into one graph, recording progress in `ledger`."""
+    """Runs passes over `roots` into the pipeline's graph, recording progress in `ledger`."""
 
     roots: list[Path]
     ledger: Ledger
-    graph_config: GraphConfig
+    pipeline: Pipeline
     thresholds: Thresholds = field(default_factory=Thresholds)
-    pipeline: Callable[[], Pipeline] = Pipeline
-    redactor: Redactor | None = None
-    embedder: EmbedderClient | None = None
     group_id: str | None = None
     passes: int = 0
 
@@ -243,25 +225,19 @@ class Watcher:
         report.failed += plan.failed
         if not plan.due:
             return report
-        pipeline = self.pipeline()
-        prepared = await prepare(
-            [Path(c.source) for c in plan.due],
-            ledger=self.ledger,
-            classifier=pipeline.classifier,
-            summarizer=pipeline.summarizer,
-            redactor=self.redactor,
-        )
+        reports: list[IngestReport] = []  # the run's report, filled as far as it got before an error
         try:
-            if prepared.sources:  # only then is the backend opened (and a Lite file locked)
-                async with open_backend(self.graph_config) as backend:
-                    await write(
-                        backend, prepared, ledger=self.ledger, group_id=self.group_id, embedder=self.embedder
-                    )
+            await self.pipeline.ingest(
+                [Path(c.source) for c in plan.due],
+                ledger=self.ledger,
+                group_id=self.group_id,
+                on_prepared=reports.append,
+            )
         except Exception as exc:
             if not (isinstance(exc, BackendError) or is_connection_loss(exc)):
                 raise
             report.error = str(exc) if isinstance(exc, BackendError) else f"backend lost: {exc}"
-        report.ingest = prepared.report.to_dict()  # what `write` managed before an error is in it
+        report.ingest = reports[0].to_dict() if reports else None
         return report
 
     async def run(

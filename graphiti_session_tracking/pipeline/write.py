@@ -18,30 +18,29 @@ from .reports import IngestReport
 if TYPE_CHECKING:
     from graphiti_core.embedder.client import EmbedderClient
 
-    from graphiti_session_tracking.graph.writer import WriteResult
+    from graphiti_session_tracking.graph.writer import SessionGraphWriter, WriteResult
     from graphiti_session_tracking.redact import Redactor
     from graphiti_session_tracking.summary import EnhancedSessionSummarizer
     from graphiti_session_tracking.tools import UnifiedToolClassifier
 
 
 async def write(
-    backend: Backend | None,
+    writer: SessionGraphWriter | None,
     prepared: Prepared,
     *,
     ledger: Ledger | None = None,
     group_id: str | None = None,
-    embedder: EmbedderClient | None = None,
     on_progress: Callable[[Path], None] | None = None,
 ) -> IngestReport:
-    """Write the prepared summaries (with `backend=None`, a dry run) and record them in the ledger.
+    """Write the prepared summaries (with `writer=None`, a dry run) and record them in the ledger.
 
     Raises `BackendLost` when the backend goes away; what was committed before is recorded."""
     report = prepared.report
     for copy in prepared.duplicates:  # copies of sessions ingested before: recorded where those are
-        if ledger is not None and backend is not None:
+        if ledger is not None and writer is not None:
             _record(ledger, copy.source, copy.source.summary.session_id, copy.group_id, None)
         report.add_duplicate(str(copy.source.path), copy.of, copy.source.summary.session_id, copy.group_id)
-    if backend is None:
+    if writer is None:
         for item in prepared.sources:
             report.sessions.append(
                 {
@@ -78,9 +77,6 @@ async def write(
             if on_progress is not None:
                 on_progress(item.path)
 
-    from graphiti_session_tracking.graph.writer import SessionGraphWriter
-
-    writer = SessionGraphWriter(backend, embedder=embedder)
     await writer.ingest_many([item.summary for item in writable], group_id=group_id, on_batch=committed)
     return report
 
@@ -112,7 +108,10 @@ async def ingest_paths(
     on_progress: Callable[[Path], None] | None = None,
     embedder: EmbedderClient | None = None,
 ) -> IngestReport:
-    """Prepare and write in one go (for callers that hold an open backend)."""
+    """Prepare and write in one go, for callers that hold an open backend (the commands go
+    through `Pipeline.ingest`, which also opens the backend only when something changed)."""
+    from graphiti_session_tracking.graph.writer import SessionGraphWriter
+
     prepared = await prepare(
         sources,
         group_id=group_id,
@@ -124,4 +123,5 @@ async def ingest_paths(
         redactor=redactor,
         on_progress=on_progress,
     )
-    return await write(backend, prepared, ledger=ledger, group_id=group_id, embedder=embedder)
+    writer = None if backend is None else SessionGraphWriter(backend, embedder=embedder, redactor=redactor)
+    return await write(writer, prepared, ledger=ledger, group_id=group_id)

@@ -28,9 +28,10 @@ from graph.test_backends import redis_servers_for
 from graph.test_writer import dump
 from summary.transcript_builder import TranscriptBuilder
 
-from graphiti_session_tracking.config import ConfigError, GraphConfig, load_config
+from graphiti_session_tracking.config import AppConfig, ConfigError, GraphConfig, load_config
 from graphiti_session_tracking.graph.backends import open_backend
 from graphiti_session_tracking.graph.schema import group_id_for_project
+from graphiti_session_tracking.pipeline.compose import build_pipeline
 from graphiti_session_tracking.pipeline.ledger import Ledger, classify_source, default_ledger_path
 from graphiti_session_tracking.pipeline.watch import Thresholds, Watcher, count_new_messages, plan_pass
 from graphiti_session_tracking.tools import UnifiedToolClassifier
@@ -189,7 +190,12 @@ async def test_grown_session_is_summarized_again_and_replaced(
     age(path)
     group = group_id_for_project("/work/watched")
     with Ledger(tmp_path / "ledger.sqlite") as ledger:
-        watcher = Watcher([folder], ledger, graph_config, Thresholds(idle_minutes=30, min_new_messages=20))
+        watcher = Watcher(
+            [folder],
+            ledger,
+            build_pipeline(AppConfig(), graph_config),
+            Thresholds(idle_minutes=30, min_new_messages=20),
+        )
 
         first = await watcher.run_pass()
         assert [c["reason"] for c in first.due] == ["idle"] and first.error is None
