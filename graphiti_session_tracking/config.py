@@ -17,6 +17,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .group_id import PATTERN as GROUP_ID_PATTERN
+
 GRAPHITI_HOME = Path(os.environ.get("GRAPHITI_HOME", str(Path.home() / ".graphiti")))
 
 
@@ -170,7 +172,7 @@ class AppConfig(_Strict):
     watch: WatchConfig = Field(default_factory=WatchConfig)
     group_id: str | None = Field(
         default=None,
-        pattern=r"^[A-Za-z0-9_]+$",
+        pattern=GROUP_ID_PATTERN,
         description="Fixed group (project) id; default: derived from each session's project path.",
     )
 

@@ -13,7 +13,7 @@ from rich.console import Console
 
 from graphiti_session_tracking.config import AppConfig, ConfigError, GraphConfig, load_config
 from graphiti_session_tracking.graph.backends import BackendError, check_location
-from graphiti_session_tracking.graph.schema import InvalidGroupIdError, validate_group_id
+from graphiti_session_tracking.group_id import GroupId, InvalidGroupIdError
 
 # What only some commands need (graphiti-core, the LLM clients, the summarizers) is imported in
 # those commands: a query typed at the prompt must not wait a second for imports it never uses.
@@ -66,7 +66,7 @@ def check_group_id(ctx: click.Context, param: click.Parameter, value: str | None
     if value is None:
         return None
     try:
-        return validate_group_id(value)
+        return GroupId(value)
     except InvalidGroupIdError as exc:
         raise click.BadParameter(str(exc)) from exc
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from graphiti_session_tracking.config import AppConfig, ConfigError, GraphConfig
 from graphiti_session_tracking.graph.backends import open_backend
+from graphiti_session_tracking.group_id import GroupId
 
 from .ledger import Ledger, default_ledger_path
 from .prepare import Prepared, prepare
@@ -53,6 +54,8 @@ class Pipeline:
         self.config = config
         self.graph = graph
         self.llm = config.llm if use_llm is None else config.llm.model_copy(update={"enabled": use_llm})
+        # The config's fixed group, when it names one, for runs that do not ask for another.
+        self.group_id = GroupId(config.group_id) if config.group_id else None
 
     def check(self) -> None:
         """Build what the configuration describes now, so a mistake in it (a bad pattern, a
@@ -128,6 +131,7 @@ class Pipeline:
         on_progress: Callable[[Path], None] | None = None,
     ) -> Prepared:
         """Read and summarize what is new or changed (the summarizers are built only if needed)."""
+        group_id = group_id or self.group_id
 
         def tools() -> tuple[UnifiedToolClassifier | None, EnhancedSessionSummarizer | None, Redactor]:
             made = self.summarizers()
@@ -163,6 +167,7 @@ class Pipeline:
         (for a progress bar that knows its total only now). `on_prepared` gets the run's report
         before the write, which fills it in: a caller that goes on after a backend error (`watch`)
         still has what was read and what was written before the error."""
+        group_id = group_id or self.group_id
         prepared = await self.prepare(
             sources, ledger=ledger, group_id=group_id, force=force, since=since, on_progress=on_read
         )
@@ -185,6 +190,8 @@ class Pipeline:
         """Summaries of the older session-tracking module (files, or the old graph's episodes)
         written as sessions of this graph."""
         from graphiti_session_tracking.legacy.migrate import migrate_legacy
+
+        group_id = group_id or self.group_id
 
         if dry_run and not from_graph:  # nothing to read from or write to the graph
             return await migrate_legacy(None, files, group_id=group_id, dry_run=True, redactor=self.redactor)

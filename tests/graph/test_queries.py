@@ -11,13 +11,14 @@ from conftest import TRANSCRIPTS
 
 from graphiti_session_tracking.graph.backends import Backend
 from graphiti_session_tracking.graph.queries import QUERY_NAMES, QueryError, cypher, parse_time, run_query
-from graphiti_session_tracking.graph.schema import InvalidGroupIdError, Label, Relation, group_id_for_project
+from graphiti_session_tracking.graph.schema import Label, Relation
 from graphiti_session_tracking.graph.writer import SessionGraphWriter, write_query
+from graphiti_session_tracking.group_id import GroupId, InvalidGroupIdError
 from graphiti_session_tracking.summary import EnhancedSessionSummary, summarize_session
 from graphiti_session_tracking.transcripts import read_transcript
 
-APP = group_id_for_project("/work/app")
-API = group_id_for_project("/work/api")
+APP = GroupId.for_project("/work/app")
+API = GroupId.for_project("/work/api")
 S1 = "aaaa1111-0000-4000-8000-000000000001"
 S2 = "bbbb2222-0000-4000-8000-000000000002"
 S3 = "cccc3333-0000-4000-8000-000000000003"
@@ -406,7 +407,7 @@ async def test_real_transcripts(backend: Backend) -> None:
     summaries = [await summarize_session(read_transcript(p)) for p in sorted(TRANSCRIPTS.glob("*.jsonl"))]
     await SessionGraphWriter(backend).ingest_many(summaries)
     port = next(s for s in summaries if s.session_id.startswith("c7d3d95c"))
-    group = group_id_for_project(port.project_path or "")
+    group = GroupId.for_project(port.project_path or "")
     end = "2026-01-21T06:24:31.843000+00:00"
 
     assert await run_query(backend, "decisions") == [
@@ -501,7 +502,7 @@ async def test_project_paths_full_of_cypher_give_safe_group_ids(backend: Backend
         "eeee5555-0000-4000-8000-000000000005", project, datetime(2026, 3, 2, tzinfo=UTC), objective="Quote"
     )
     (result,) = await SessionGraphWriter(backend).ingest_many([stored])
-    assert result.group_id == group_id_for_project(project) and result.group_id.isascii()
+    assert result.group_id == GroupId.for_project(project) and result.group_id.isascii()
     rows = await run_query(backend, "sessions", group_id=result.group_id)
     assert [r["session_id"] for r in rows] == [stored.session_id]
 

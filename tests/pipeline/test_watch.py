@@ -30,7 +30,7 @@ from summary.transcript_builder import TranscriptBuilder
 
 from graphiti_session_tracking.config import AppConfig, ConfigError, GraphConfig, load_config
 from graphiti_session_tracking.graph.backends import open_backend
-from graphiti_session_tracking.graph.schema import group_id_for_project
+from graphiti_session_tracking.group_id import GroupId
 from graphiti_session_tracking.pipeline.compose import build_pipeline
 from graphiti_session_tracking.pipeline.ledger import Ledger, classify_source, default_ledger_path
 from graphiti_session_tracking.pipeline.watch import Thresholds, Watcher, count_new_messages, plan_pass
@@ -188,7 +188,7 @@ async def test_grown_session_is_summarized_again_and_replaced(
     builder = conversation(TranscriptBuilder(cwd="/work/watched", session_id="watched-session"), 2)
     write_jsonl(path, builder.records)
     age(path)
-    group = group_id_for_project("/work/watched")
+    group = GroupId.for_project("/work/watched")
     with Ledger(tmp_path / "ledger.sqlite") as ledger:
         watcher = Watcher(
             [folder],
@@ -288,7 +288,7 @@ def test_watch_process_picks_up_a_growing_transcript_and_stops_cleanly_on_sigter
     assert process.returncode == 0, stderr
     assert "Traceback" not in stderr
     assert redis_servers_for(falkordb_config.db_path) == []
-    group = group_id_for_project("/work/live")
+    group = GroupId.for_project("/work/live")
     assert asyncio.run(session_nodes(falkordb_config, group, "live-session")) == [
         {"version": 2, "messages": 26}
     ]
