@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from graphiti_session_tracking.config import GraphConfig
 from graphiti_session_tracking.group_id import GroupId, is_group_id
 
+from .dialect import Dialect, dialect_of
 from .falkordblite import EmbeddedError, EmbeddedFalkor, check_database_file
 
 if TYPE_CHECKING:
@@ -81,9 +82,13 @@ class Backend:
     _embedded: EmbeddedFalkor | None = None
 
     @property
+    def dialect(self) -> Dialect:
+        return dialect_of(self.kind)
+
+    @property
     def graph_per_group(self) -> bool:
         """FalkorDB keeps each group in its own graph; Neo4j keeps all groups in one database."""
-        return self.kind != "neo4j"
+        return self.dialect.graph_per_group
 
     @property
     def driver(self) -> GraphDriver:

@@ -25,6 +25,7 @@ from graphiti_session_tracking.summary import EnhancedSessionSummary
 from graphiti_session_tracking.summary.redaction import redact_summary
 
 from .backends import Backend, BackendLost, is_connection_loss
+from .dialect import Dialect
 from .mapping import SessionGraph, content_hash, continues_edge, map_summary
 from .schema import SHARED_LABELS, Label, Relation, entity_uuid, episode_uuid, iso_time, resolve_group_id
 
@@ -46,8 +47,8 @@ def _param(label: Label) -> str:
     return f"nodes_{label.value}"
 
 
-def _entity_sections(kind: str) -> list[str]:
-    vector = "vecf32(row.embedding)" if kind != "neo4j" else "row.embedding"
+def _entity_sections(dialect: Dialect) -> list[str]:
+    vector = dialect.vector("row.embedding")
     sections = []
     for label in Label:
         if label in SHARED_LABELS:
@@ -77,11 +78,11 @@ _REMOVE_STALE = [
 ]
 
 
-def _write_sections(kind: str) -> list[str]:
-    vector = "vecf32(row.embedding)" if kind != "neo4j" else "row.embedding"
+def _write_sections(dialect: Dialect) -> list[str]:
+    vector = dialect.vector("row.embedding")
     return [
         "UNWIND $episodes AS row MERGE (ep:Episodic {uuid: row.uuid}) SET ep = row",
-        *_entity_sections(kind),
+        *_entity_sections(dialect),
         "UNWIND $edges AS row MATCH (a:Entity {uuid: row.source}) MATCH (b:Entity {uuid: row.target}) "
         "MERGE (a)-[r:RELATES_TO {uuid: row.uuid}]->(b) SET r = row.props "
         f"FOREACH (_ IN CASE WHEN row.embedding IS NULL THEN [] ELSE [1] END | SET r.fact_embedding = {vector})",
@@ -105,10 +106,10 @@ _LOCK_GROUP = (
 )
 
 
-def write_query(kind: str) -> str:
-    """The batch write statement for a backend kind ("neo4j" or a FalkorDB one)."""
-    lock = [_LOCK_GROUP] if kind == "neo4j" else []
-    return _chain([*lock, *_REMOVE_STALE, *_RELINK, *_write_sections(kind)])
+def write_query(dialect: Dialect) -> str:
+    """The batch write statement in a database's dialect."""
+    lock = [_LOCK_GROUP] if dialect.group_lock else []
+    return _chain([*lock, *_REMOVE_STALE, *_RELINK, *_write_sections(dialect)])
 
 
 EXISTING_QUERY = (
@@ -295,7 +296,7 @@ class SessionGraphWriter:
                 edge = continues_edge(group, session_id, timeline.times[session_id], target)
                 batch.relinked.append((edge, old_uuid))
             params = await self._params(batch)
-            await driver.execute_query(write_query(self.backend.kind), group_id=group, **params)
+            await driver.execute_query(write_query(self.backend.dialect), group_id=group, **params)
         await self._remove_moved(elsewhere)
         return results
 
@@ -371,7 +372,7 @@ class SessionGraphWriter:
         return _Timeline(previous, stored, times)
 
     async def _params(self, batch: _Batch) -> dict[str, Any]:
-        kind = self.backend.kind
+        dialect = self.backend.dialect
         node_rows: dict[str, dict[str, Any]] = {}
         node_labels: dict[str, Label] = {}
         edges: list[dict[str, Any]] = []
@@ -383,22 +384,22 @@ class SessionGraphWriter:
                     node.uuid,
                     {
                         "uuid": node.uuid,
-                        "created_at": _time(node.created_at, kind),
-                        "props": _node_props(node, kind),
+                        "created_at": _time(node.created_at, dialect),
+                        "props": _node_props(node, dialect),
                     },
                 )
                 node_labels[node.uuid] = Label(node.labels[0])
-            edges += [_edge_row(e, kind) for e in graph.edges]
+            edges += [_edge_row(e, dialect) for e in graph.edges]
             mentions += [
                 {
                     "uuid": m.uuid,
                     "source": m.source_node_uuid,
                     "target": m.target_node_uuid,
-                    "props": _mention_props(m, kind),
+                    "props": _mention_props(m, dialect),
                 }
                 for m in graph.mentions
             ]
-        edges += [_edge_row(edge, kind) for edge, _ in batch.relinked]
+        edges += [_edge_row(edge, dialect) for edge, _ in batch.relinked]
         await self._embed(list(node_rows.values()), edges)
         params: dict[str, Any] = {
             "replaced": batch.replaced,
@@ -406,7 +407,7 @@ class SessionGraphWriter:
                 {"source": edge.source_node_uuid, "old": old, "episode": edge.episodes[0], "new": edge.uuid}
                 for edge, old in batch.relinked
             ],
-            "episodes": [_episode_props(g, kind) for g in batch.graphs],
+            "episodes": [_episode_props(g, dialect) for g in batch.graphs],
             "edges": edges,
             "mentions": mentions,
         }
@@ -428,52 +429,49 @@ def session_uuid(summary: EnhancedSessionSummary, group: str) -> str:
     return entity_uuid(group, Label.SESSION, summary.session_id)
 
 
-def _time(value: datetime | None, kind: str) -> Any:
-    """Neo4j stores Graphiti's timestamps as DateTime; FalkorDB as ISO strings."""
-    if value is None:
-        return None
-    return value if kind == "neo4j" else value.isoformat()
+def _time(value: datetime | None, dialect: Dialect) -> Any:
+    return dialect.time(value)
 
 
-def _node_props(node: EntityNode, kind: str) -> dict[str, Any]:
+def _node_props(node: EntityNode, dialect: Dialect) -> dict[str, Any]:
     props: dict[str, Any] = {
         "uuid": node.uuid,
         "name": node.name,
         "group_id": node.group_id,
         "summary": node.summary,
-        "created_at": _time(node.created_at, kind),
+        "created_at": _time(node.created_at, dialect),
     }
     for key, value in node.attributes.items():
         props.setdefault(key, value)
     return props
 
 
-def _edge_row(edge: EntityEdge, kind: str) -> dict[str, Any]:
+def _edge_row(edge: EntityEdge, dialect: Dialect) -> dict[str, Any]:
     return {
         "uuid": edge.uuid,
         "source": edge.source_node_uuid,
         "target": edge.target_node_uuid,
-        "props": _edge_props(edge, kind),
+        "props": _edge_props(edge, dialect),
     }
 
 
-def _edge_props(edge: EntityEdge, kind: str) -> dict[str, Any]:
+def _edge_props(edge: EntityEdge, dialect: Dialect) -> dict[str, Any]:
     return {
         "uuid": edge.uuid,
         "name": edge.name,
         "fact": edge.fact,
         "group_id": edge.group_id,
         "episodes": edge.episodes,
-        "created_at": _time(edge.created_at, kind),
-        "valid_at": _time(edge.valid_at, kind),
+        "created_at": _time(edge.created_at, dialect),
+        "valid_at": _time(edge.valid_at, dialect),
     }
 
 
-def _mention_props(edge: EpisodicEdge, kind: str) -> dict[str, Any]:
-    return {"uuid": edge.uuid, "group_id": edge.group_id, "created_at": _time(edge.created_at, kind)}
+def _mention_props(edge: EpisodicEdge, dialect: Dialect) -> dict[str, Any]:
+    return {"uuid": edge.uuid, "group_id": edge.group_id, "created_at": _time(edge.created_at, dialect)}
 
 
-def _episode_props(graph: SessionGraph, kind: str) -> dict[str, Any]:
+def _episode_props(graph: SessionGraph, dialect: Dialect) -> dict[str, Any]:
     episode = graph.episode
     return {
         "uuid": episode.uuid,
@@ -483,6 +481,6 @@ def _episode_props(graph: SessionGraph, kind: str) -> dict[str, Any]:
         "source_description": episode.source_description,
         "content": episode.content,
         "entity_edges": episode.entity_edges,
-        "created_at": _time(episode.created_at, kind),
-        "valid_at": _time(episode.valid_at, kind),
+        "created_at": _time(episode.created_at, dialect),
+        "valid_at": _time(episode.valid_at, dialect),
     }

@@ -10,6 +10,7 @@ import pytest
 from conftest import TRANSCRIPTS
 
 from graphiti_session_tracking.graph.backends import Backend
+from graphiti_session_tracking.graph.dialect import FALKORDB, NEO4J
 from graphiti_session_tracking.graph.queries import QUERY_NAMES, QueryError, cypher, parse_time, run_query
 from graphiti_session_tracking.graph.schema import Label, Relation
 from graphiti_session_tracking.graph.writer import SessionGraphWriter, write_query
@@ -511,7 +512,7 @@ def test_statements_use_only_the_fixed_labels_and_relations() -> None:
     """Every label and relationship type in every statement we send comes from the schema's sets."""
     allowed_labels = {label.value for label in Label} | {"Entity", "Episodic", "GraphitiSessionsLock"}
     allowed_types = {"RELATES_TO", "MENTIONS"}
-    for statement in [write_query("neo4j"), write_query("falkordb"), *(cypher(name) for name in QUERY_NAMES)]:
+    for statement in [write_query(NEO4J), write_query(FALKORDB), *(cypher(name) for name in QUERY_NAMES)]:
         text = re.sub(r"//[^\n]*", "", statement)  # comments may say anything
         labels = set(re.findall(r"\(\s*\w*\s*((?::\s*\w+)+)", text))
         for group in labels:
