@@ -13,11 +13,15 @@ value), and dropped when it ends where it started. Values stay text, cut to VALU
 
 from __future__ import annotations
 
+import configparser
 import json
 import posixpath
 import re
+import tomllib
 from collections.abc import Callable, Iterator
 from typing import Any
+
+import yaml
 
 from graphiti_session_tracking.transcripts import Session, ToolCall
 
@@ -434,6 +438,73 @@ def _reasons_by_call(session: Session) -> dict[str, str]:
 
 
 # --- parsers: text → {setting: value}, forgiving, fragments welcome ------------------------------
+#
+# A whole file is read by the format's own library first (tomllib, PyYAML, configparser, json);
+# an edited fragment or a file the library refuses falls back to a forgiving line scan.
+
+
+def parse_toml(text: str) -> Settings:
+    """TOML: keys dotted under their tables (`tool.ruff.line-length`); each table is a section."""
+    try:
+        document = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError):
+        return _toml_lines(text)
+    settings = Sectioned()
+    _flatten(document, "", settings)
+    settings.sections.update(_tables(document, ""))
+    return settings
+
+
+def _tables(document: dict[str, Any], path: str) -> Iterator[str]:
+    """The tables that hold settings of their own (`[tool.black]`, not the bare `tool`)."""
+    for key, value in document.items():
+        if isinstance(value, dict):
+            name = f"{path}.{key}" if path else str(key)
+            if any(not isinstance(v, dict) for v in value.values()):
+                yield name
+            yield from _tables(value, name)
+
+
+class _YamlLoader(yaml.SafeLoader):
+    """YAML 1.2 booleans: only true/false, so a workflow's `on:` stays the key `on`."""
+
+
+_YamlLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_YamlLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+
+
+def parse_yaml(text: str) -> Settings:
+    """YAML: nested keys joined with dots, list items as `key[0].name`, scalar lists inline."""
+    try:
+        document = yaml.load(text, Loader=_YamlLoader)
+    except yaml.YAMLError:
+        return _yaml_lines(text)
+    if not isinstance(document, dict):
+        return _yaml_lines(text)
+    settings: Settings = {}
+    _flatten(document, "", settings)
+    return settings
+
+
+def parse_ini(text: str) -> Settings:
+    """INI / setup.cfg style: `[section]` headers, `key = value` or `key: value`."""
+    parser = configparser.RawConfigParser(strict=True, interpolation=None)
+    parser.optionxform = str  # type: ignore[assignment,method-assign]  # keys keep their case
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return _ini_lines(text)
+    settings = Sectioned()
+    for section in parser.sections():
+        settings.sections.add(section)
+        for key, value in parser.items(section, raw=True):
+            settings[f"{section}.{key}"] = _unquote(" ".join((value or "").split()))
+    return settings
 
 
 def _unquote(value: str) -> str:
@@ -468,8 +539,8 @@ def parse_env(text: str) -> Settings:
     return settings
 
 
-def parse_ini(text: str) -> Settings:
-    """INI / setup.cfg style: `[section]` headers, `key = value` or `key: value`."""
+def _ini_lines(text: str) -> Settings:
+    """INI / setup.cfg style, line by line (fragments, files configparser refuses): `[section]` headers, `key = value` or `key: value`."""
     settings = Sectioned()
     section = ""
     last_key = ""
@@ -492,8 +563,8 @@ def parse_ini(text: str) -> Settings:
     return settings
 
 
-def parse_toml(text: str) -> Settings:
-    """TOML: `[table]` / `[[array]]` headers prefix keys (`tool.ruff.line-length`); multi-line arrays."""
+def _toml_lines(text: str) -> Settings:
+    """TOML line by line (fragments, broken files): `[table]` / `[[array]]` headers prefix keys (`tool.ruff.line-length`); multi-line arrays."""
     settings = Sectioned()
     section = ""
     lines = text.splitlines()
@@ -538,8 +609,8 @@ def _tidy(value: str) -> str:
     return _unquote(value)
 
 
-def parse_yaml(text: str) -> Settings:
-    """YAML by indentation: nested keys joined with dots, list items as `key[0].name`, scalar lists inline."""
+def _yaml_lines(text: str) -> Settings:
+    """YAML by indentation (fragments, broken files): nested keys joined with dots, list items as `key[0].name`, scalar lists inline."""
     settings: Settings = {}
     scalar_lists: dict[str, list[str]] = {}
     item_counts: dict[str, int] = {}

@@ -361,3 +361,20 @@ def test_a_new_toml_file_is_one_record_per_table(tmp_path: Path) -> None:
         ("tool.mypy", "2 settings: python_version, warn_return_any"),
         ("tool.coverage.run", "2 settings: branch, source"),
     ]
+
+
+def test_whole_files_are_read_by_their_formats_library_and_fragments_by_lines() -> None:
+    from graphiti_session_tracking.summary.config_changes import parse_ini
+
+    workflow = "on:\n  push:\n    branches: [main]\njobs:\n  test:\n    runs-on: ubuntu\n    continue-on-error: yes\n"
+    assert parse_yaml(workflow) == {
+        "on.push.branches": '["main"]',
+        "jobs.test.runs-on": "ubuntu",
+        "jobs.test.continue-on-error": "yes",  # YAML 1.2: only true/false are booleans
+    }
+    toml = parse_toml('[tool.ruff]\nline-length = 100\n[tool.ruff.lint]\nselect = ["E", "F"]\n')
+    assert toml == {"tool.ruff.line-length": "100", "tool.ruff.lint.select": '["E", "F"]'}
+    assert toml.sections == {"tool.ruff", "tool.ruff.lint"}
+    assert parse_toml("line-length = 100\n[broken") == {"line-length": "100"}  # the line scan
+    assert parse_ini("[flake8]\nMax-Line-Length = 100\n") == {"flake8.Max-Line-Length": "100"}
+    assert parse_ini("root = true\n[*.py]\nindent_size = 4\n") == {"root": "true", "*.py.indent_size": "4"}
