@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import signal
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -38,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from graphiti_session_tracking.graph.backends import BackendError, is_connection_loss
-from graphiti_session_tracking.transcripts.reader import is_harness_text, subagent_transcripts
+from graphiti_session_tracking.transcripts.reader import count_messages, subagent_transcripts
 
 from .compose import Pipeline
 from .ledger import Ledger, classify_source
@@ -81,52 +80,6 @@ class Plan:
     failed: list[dict[str, str]] = field(default_factory=list)
 
 
-def count_new_messages(path: Path, offset: int, limit: int | None = None) -> int:
-    """Messages in `path` after byte `offset`, counted as the reader counts them; stops at `limit`.
-
-    Only complete lines count (a line still being written is counted when it is finished)."""
-    count = 0
-    responses: set[str] = set()
-    with path.open("rb") as handle:
-        handle.seek(offset)
-        for raw in handle:
-            if limit is not None and count >= limit:
-                break
-            try:
-                record = json.loads(raw)
-            except ValueError:  # a bad line or one being written: the reader skips it too
-                continue
-            message = record.get("message") if isinstance(record, dict) else None
-            if not isinstance(message, dict):
-                continue
-            if record.get("type") == "assistant":
-                response = message.get("id")
-                if isinstance(response, str):
-                    if response in responses:
-                        continue  # another line of the same API response
-                    responses.add(response)
-                count += 1
-            elif (
-                record.get("type") == "user"
-                and not record.get("isMeta")
-                and not is_harness_text(_user_text(message.get("content")))
-            ):
-                count += 1
-    return count if limit is None else min(count, limit)
-
-
-def _user_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            b["text"]
-            for b in content
-            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
-        )
-    return ""
-
-
 def last_activity(path: Path) -> float:
     """When the session last wrote anything: newest mtime of the transcript and its sub-agents."""
     times = [path.stat().st_mtime]
@@ -154,7 +107,7 @@ def plan_pass(
             if source.suffix == ".json":  # a finished summary file: nothing to wait for
                 new, reason = 0, "idle"
             else:
-                new = count_new_messages(source, offset, limit=thresholds.min_new_messages)
+                new = count_messages(source, offset, limit=thresholds.min_new_messages)
                 reason = (
                     "idle"
                     if idle >= thresholds.idle_minutes

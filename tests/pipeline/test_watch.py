@@ -33,9 +33,10 @@ from graphiti_session_tracking.graph.backends import open_backend
 from graphiti_session_tracking.group_id import GroupId
 from graphiti_session_tracking.pipeline.compose import build_pipeline
 from graphiti_session_tracking.pipeline.ledger import Ledger, classify_source, default_ledger_path
-from graphiti_session_tracking.pipeline.watch import Thresholds, Watcher, count_new_messages, plan_pass
+from graphiti_session_tracking.pipeline.watch import Thresholds, Watcher, plan_pass
 from graphiti_session_tracking.tools import UnifiedToolClassifier
 from graphiti_session_tracking.transcripts import read_transcript
+from graphiti_session_tracking.transcripts.reader import count_messages
 
 HOUR_AGO = time.time() - 3600
 
@@ -72,9 +73,9 @@ def test_message_count_is_the_readers_count(name: str) -> None:
     path = TRANSCRIPTS / name
     session = read_transcript(path)
     expected = session.user_message_count + session.assistant_message_count
-    assert count_new_messages(path, 0) == expected
-    assert count_new_messages(path, 0, limit=3) == min(3, expected)
-    assert count_new_messages(path, path.stat().st_size) == 0
+    assert count_messages(path, 0) == expected
+    assert count_messages(path, 0, limit=3) == min(3, expected)
+    assert count_messages(path, path.stat().st_size) == 0
 
 
 def test_split_responses_count_once_and_unfinished_lines_not_at_all(tmp_path: Path) -> None:
@@ -87,10 +88,10 @@ def test_split_responses_count_once_and_unfinished_lines_not_at_all(tmp_path: Pa
         "message": {"id": "msg_split", "role": "assistant", "content": [{"type": "text", "text": "a"}]},
     }
     write_jsonl(path, [response, {**response, "uuid": "second line"}], mode="a")
-    assert count_new_messages(path, 0) == 5
+    assert count_messages(path, 0) == 5
     with path.open("a") as handle:
         handle.write('{"type": "user", "message": {"role": "user", "content": "half writ')
-    assert count_new_messages(path, 0) == 5
+    assert count_messages(path, 0) == 5
 
 
 def test_idle_and_message_thresholds_decide_what_is_due(tmp_path: Path) -> None:
