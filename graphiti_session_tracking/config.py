@@ -102,9 +102,6 @@ class PromptsConfig(_Strict):
     a path to a .md file, or the template text itself."""
 
     session_summary: str = Field(default="default", description="Template of the session summary prompt.")
-    tool_results: str = Field(default="default", description="Template for summarizing tool results.")
-    user_messages: str = Field(default="default", description="Template for summarizing user messages.")
-    agent_messages: str = Field(default="default", description="Template for summarizing agent messages.")
     max_summary_chars: int = Field(default=500, gt=0, description="Soft length limit given to the model.")
 
 
