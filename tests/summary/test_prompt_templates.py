@@ -43,7 +43,9 @@ def test_path_relative_to_home_and_inline(tmp_path: Path) -> None:
 
 
 def test_literal_braces_and_escapes_survive() -> None:
-    template = resolve_template('Return {"a": 1} for {content}; write {{content}} literally', "session_summary")
+    template = resolve_template(
+        'Return {"a": 1} for {content}; write {{content}} literally', "session_summary"
+    )
     assert template.problems == ()
     assert template.render(content="X") == 'Return {"a": 1} for X; write {content} literally'
 
