@@ -212,7 +212,7 @@ def _step(session: Session, run: _Run, thread: str, index: int, texts: dict[str,
                 and _got_further(failing, call)
                 and _fix(session, run.calls[failure.first + 1 : index], key)
             ):
-                resolve(key, signature, failure, f"rerun of `{cut(_command(call), 80)}` no longer reports it")
+                resolve(key, signature, failure, f"rerun of `{cut(_bare(_command(call)), 80)}` no longer reports it")
         fresh = [line for line in lines if _signature(line) not in still]
         for line in fresh:
             run.resolved.pop((thread, key, _signature(line)), None)  # it came back: it was not fixed
@@ -510,7 +510,7 @@ def _fix(session: Session, between: list[ToolCall], failing_key: Key) -> str:
         if verdict is not None and (
             verdict.kind.intent in _CHANGING or verdict.kind.what == "stops processes"
         ):
-            commands.append(f"ran `{cut(_command(call), 80)}`")
+            commands.append(f"ran `{cut(_bare(_command(call)), 80)}`")
     parts = [_named("Edited", list(edited)), _named("Created", list(created))]
     parts += commands[:_MAX_COMMANDS_NAMED]
     text = "; ".join(p for p in parts if p)
@@ -529,7 +529,7 @@ def _verification(session: Session, call: ToolCall) -> str:
     """The succeeding call, with test counts when its output states them."""
     if call.name not in _COMMAND_TOOLS:
         return f"{call.name} of {relative_path(_kind_key(call)[1], session.project_root)} succeeded"
-    label = f"`{cut(_command(call), 80)}`"
+    label = f"`{cut(_bare(_command(call)), 80)}`"
     if call.result is not None and _TIMED_OUT.match(call.result.text):
         return f"{label} kept running without the error until the time limit"
     counts = _counts(call.result.text if call.result else "")
