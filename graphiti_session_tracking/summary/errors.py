@@ -212,7 +212,12 @@ def _step(session: Session, run: _Run, thread: str, index: int, texts: dict[str,
                 and _got_further(failing, call)
                 and _fix(session, run.calls[failure.first + 1 : index], key)
             ):
-                resolve(key, signature, failure, f"rerun of `{cut(_bare(_command(call)), 80)}` no longer reports it")
+                resolve(
+                    key,
+                    signature,
+                    failure,
+                    f"rerun of `{cut(_bare(_command(call)), 80)}` no longer reports it",
+                )
         fresh = [line for line in lines if _signature(line) not in still]
         for line in fresh:
             run.resolved.pop((thread, key, _signature(line)), None)  # it came back: it was not fixed
@@ -508,7 +513,9 @@ def _fix(session: Session, between: list[ToolCall], failing_key: Key) -> str:
             continue
         verdict = _verdict(call)
         if verdict is not None and (
-            verdict.kind.intent in _CHANGING or verdict.kind.what == "stops processes"
+            verdict.kind.intent in _CHANGING
+            or verdict.kind.what == "stops processes"
+            or (verdict.base == "git" and verdict.subcommand == "pull")  # takes in the remote's work
         ):
             commands.append(f"ran `{cut(_bare(_command(call)), 80)}`")
     parts = [_named("Edited", list(edited)), _named("Created", list(created))]
