@@ -79,6 +79,21 @@ _FILTER_OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] =
         help="Up to this ISO date (inclusive) or timestamp (UTC if no zone).",
     ),
     "session": click.option("--session", default=None, help="A session id or its 8-character prefix."),
+    "current": click.option(
+        "--current",
+        is_flag=True,
+        flag_value=True,
+        default=None,
+        help="Only the value in force of each setting.",
+    ),
+    "seen_before": click.option(
+        "--seen-before",
+        "seen_before",
+        is_flag=True,
+        flag_value=True,
+        default=None,
+        help="Only errors hit more than once in the project (how often, first, last, the latest fix).",
+    ),
 }
 
 
@@ -123,15 +138,15 @@ def _query_command(name: str, help_text: str) -> Callable[..., None]:
 # The columns a table shows (JSON has every field): what fits a terminal and answers the question.
 _TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
     "decisions": ("session_id", "valid_at", "decision", "rationale", "files"),
-    "errors": ("session_id", "valid_at", "error", "root_cause", "fix"),
-    "config-changes": ("valid_at", "file", "setting", "old_value", "new_value", "session_id"),
+    "errors": ("session_id", "valid_at", "error", "root_cause", "fix", "times_seen"),
+    "config-changes": ("valid_at", "until", "file", "setting", "old_value", "new_value", "session_id"),
     "files": ("path", "sessions", "last_modified_at", "group_id"),
     "sessions": ("session_id", "started_at", "primary_activity", "activity_score", "outcome", "objective"),
     "tests": ("valid_at", "session_id", "framework", "passed", "total", "failed", "coverage_pct"),
     "session": ("relation", "label", "name"),
     "search": ("kind", "type", "text", "score", "group_id"),
 }
-_TIME_COLUMNS = frozenset({"valid_at", "started_at", "last_modified_at"})
+_TIME_COLUMNS = frozenset({"valid_at", "until", "started_at", "last_modified_at"})
 
 
 def _cell(column: str, value: Any) -> str:
@@ -191,11 +206,14 @@ _query_command(
     "errors",
     """Errors resolved: the error, its root cause, the fix and how it was verified. Newest first.
 
-    JSON rows: session_id, error, root_cause, fix, verification, files, valid_at, group_id.
+    JSON rows: session_id, error, root_cause, fix, verification, files, valid_at, group_id,
+    names_file, times_seen, first_seen, last_seen, last_fix (the same error in the project: how
+    often, first and last, and the latest fix recorded). --seen-before: only errors hit again.
 
     \b
     Example:
       graphiti-sessions query errors --text "401 Unauthorized" --json
+      graphiti-sessions query errors --seen-before
       graphiti-sessions query errors --root-cause expiry --file .env
     """,
 )
@@ -204,10 +222,13 @@ _query_command(
     "config-changes",
     """History of settings: old and new value, file, session and time. Oldest first.
 
-    JSON rows: setting, file, old_value, new_value, reason, session_id, valid_at, group_id.
+    JSON rows: setting, file, old_value, new_value, reason, session_id, valid_at, until (when a
+    later change replaced the value; empty: still in force), group_id. --current: only the values
+    in force; --setting X: the setting's history.
 
     \b
     Example:
+      graphiti-sessions query config-changes --current
       graphiti-sessions query config-changes --setting JWT_EXPIRY --json
       graphiti-sessions query config-changes --file pyproject.toml --setting line-length
     """,

@@ -25,8 +25,8 @@ QUERY_NAMES = ("decisions", "errors", "config-changes", "files", "sessions", "te
 # The filters each query takes (besides group_id and limit); all default to null (no filter).
 QUERY_FILTERS: dict[str, tuple[str, ...]] = {
     "decisions": ("file", "text", "since", "until", "session"),
-    "errors": ("text", "root_cause", "file", "since", "until", "session"),
-    "config-changes": ("setting", "file", "since", "until", "session"),
+    "errors": ("text", "root_cause", "file", "since", "until", "session", "seen_before"),
+    "config-changes": ("setting", "file", "since", "until", "session", "current"),
     "files": ("since", "until"),
     "sessions": ("activity", "text", "since", "until"),
     "tests": ("session", "since", "until"),

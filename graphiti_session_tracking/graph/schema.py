@@ -46,6 +46,8 @@ class Relation(StrEnum):
     CONFIG_IN_FILE = "CONFIG_IN_FILE"
     AFFECTS_FILE = "AFFECTS_FILE"
     CONTINUES = "CONTINUES"
+    SEEN_BEFORE = "SEEN_BEFORE"  # an ErrorResolution to an earlier one of the same signature (same project)
+    SUPERSEDES = "SUPERSEDES"  # a Decision to an earlier one about the same subject that it replaces
     REFERENCED_DOC = "REFERENCED_DOC"  # Session to a File it consulted (legacy documentation_referenced)
 
 

@@ -26,8 +26,25 @@ from graphiti_session_tracking.summary.redaction import redact_summary
 
 from .backends import Backend, BackendLost, is_connection_loss
 from .dialect import Dialect
+from .history import (
+    DECISIONS_OF_QUERY,
+    ERRORS_OF_QUERY,
+    HISTORY_SECTIONS,
+    OLD_HISTORY_QUERY,
+    History,
+    seen_before_edges,
+    supersedes_edges,
+)
 from .mapping import SessionGraph, content_hash, continues_edge, map_summary
-from .schema import SHARED_LABELS, Label, Relation, entity_uuid, episode_uuid, iso_time, resolve_group_id
+from .schema import (
+    SHARED_LABELS,
+    Label,
+    Relation,
+    entity_uuid,
+    episode_uuid,
+    iso_time,
+    resolve_group_id,
+)
 
 DEFAULT_BATCH_SIZE = 200
 
@@ -109,7 +126,7 @@ _LOCK_GROUP = (
 def write_query(dialect: Dialect) -> str:
     """The batch write statement in a database's dialect."""
     lock = [_LOCK_GROUP] if dialect.group_lock else []
-    return _chain([*lock, *_REMOVE_STALE, *_RELINK, *_write_sections(dialect)])
+    return _chain([*lock, *_REMOVE_STALE, *_RELINK, *_write_sections(dialect), *HISTORY_SECTIONS])
 
 
 EXISTING_QUERY = (
@@ -164,6 +181,10 @@ class _Batch:
     graphs: list[SessionGraph] = field(default_factory=list)
     replaced: list[dict[str, Any]] = field(default_factory=list)
     relinked: list[tuple[EntityEdge, str | None]] = field(default_factory=list)  # (new edge, old uuid)
+    replaced_ids: list[str] = field(default_factory=list)
+    history: History = field(default_factory=History)  # what the batch re-dates and relinks
+    linked: list[EntityEdge] = field(default_factory=list)  # SEEN_BEFORE and SUPERSEDES edges
+    superseded: list[dict[str, Any]] = field(default_factory=list)  # decisions that no longer hold
 
 
 @dataclass
@@ -233,8 +254,14 @@ class SessionGraphWriter:
         return [results[i] for i in range(len(summaries))]
 
     async def _write_batch(
-        self, driver: GraphDriver, group: str, summaries: list[EnhancedSessionSummary]
+        self,
+        driver: GraphDriver,
+        group: str,
+        summaries: list[EnhancedSessionSummary],
+        removed: History | None = None,
     ) -> list[WriteResult]:
+        """Write one batch of a group's sessions (`removed`: the settings and error signatures of
+        sessions just taken out of the group, whose history is recomputed without them)."""
         uuids = [session_uuid(s, group) for s in summaries]
         records, _, _ = await driver.execute_query(EXISTING_QUERY, uuids=uuids)
         existing = {r["uuid"]: r for r in records}
@@ -266,6 +293,7 @@ class SessionGraphWriter:
             graph = map_summary(summary, group, version, previous.get(summary.session_id))
             batch.graphs.append(graph)
             if old is not None:
+                batch.replaced_ids.append(summary.session_id)
                 batch.replaced.append(
                     {
                         "episode_uuid": graph.episode.uuid,
@@ -287,7 +315,8 @@ class SessionGraphWriter:
                     elsewhere.get(summary.session_id, []),
                 )
             )
-        if batch.graphs or batch.relinked:
+        await self._history(driver, group, batch, removed)
+        if batch.graphs or batch.relinked or batch.history:
             written = {g.session_node.attributes["session_id"] for g in batch.graphs}
             for session_id, (old_uuid, old_target) in timeline.stored.items():
                 target = previous.get(session_id)
@@ -336,13 +365,19 @@ class SessionGraphWriter:
             records, _, _ = await driver.execute_query(
                 SHARED_OF_QUERY, episodes=[row["episode"] for row in sessions]
             )
+            leaving = History()
+            history, _, _ = await driver.execute_query(
+                OLD_HISTORY_QUERY, session_ids=session_ids, group_id=old_group
+            )
+            leaving.add(history)
             await driver.execute_query(
                 REMOVE_SESSIONS_QUERY,
                 sessions=sessions,
                 shared=[r["uuid"] for r in records],
                 continues=Relation.CONTINUES.value,
             )
-            await self._write_batch(driver, old_group, [])  # relink only: nothing else to write
+            # Relink only: the CONTINUES chain, and the history of the settings and errors that left.
+            await self._write_batch(driver, old_group, [], removed=leaving)
 
     async def _timeline(
         self, driver: GraphDriver, group: str, summaries: list[EnhancedSessionSummary]
@@ -400,6 +435,7 @@ class SessionGraphWriter:
                 for m in graph.mentions
             ]
         edges += [_edge_row(edge, dialect) for edge, _ in batch.relinked]
+        edges += [_edge_row(edge, dialect) for edge in batch.linked]
         await self._embed(list(node_rows.values()), edges)
         params: dict[str, Any] = {
             "replaced": batch.replaced,
@@ -410,10 +446,36 @@ class SessionGraphWriter:
             "episodes": [_episode_props(g, dialect) for g in batch.graphs],
             "edges": edges,
             "mentions": mentions,
+            **batch.history.params(batch.linked, batch.superseded),
         }
         for label in Label:
             params[_param(label)] = [row for uuid, row in node_rows.items() if node_labels[uuid] is label]
         return params
+
+    async def _history(self, driver: GraphDriver, group: str, batch: _Batch, removed: History | None) -> None:
+        """What the batch changes in the group's history: the settings to re-date, and every
+        SEEN_BEFORE and SUPERSEDES link of the errors and decisions it touches."""
+        touched = History.of(batch.graphs)
+        if batch.replaced_ids:
+            records, _, _ = await driver.execute_query(
+                OLD_HISTORY_QUERY, session_ids=batch.replaced_ids, group_id=group
+            )
+            touched.add(records)
+        if removed is not None:
+            touched.merge(removed)
+        batch.history = touched
+        rewritten = {g.session_node.attributes["session_id"] for g in batch.graphs}
+        if touched.signatures:
+            records, _, _ = await driver.execute_query(
+                ERRORS_OF_QUERY, signatures=sorted(touched.signatures), group_id=group
+            )
+            batch.linked += seen_before_edges(group, records, batch.graphs, rewritten)
+        if touched.decisions:
+            records, _, _ = await driver.execute_query(DECISIONS_OF_QUERY, group_id=group)
+            edges, batch.superseded = supersedes_edges(group, records, batch.graphs, rewritten)
+            batch.linked += edges
+            for row in batch.superseded:
+                row["at"] = _time(row["at"], self.backend.dialect)
 
     async def _embed(self, nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> None:
         """Embed every name and fact of the batch in one request; without an embedder, none."""

@@ -157,6 +157,10 @@ ERROR_1 = {
     "valid_at": T1,
     "group_id": APP,
     "names_file": False,
+    "times_seen": 1,
+    "first_seen": T1,
+    "last_seen": T1,
+    "last_fix": "Edited .env",
 }
 ERROR_3 = {
     "session_id": S3,
@@ -168,6 +172,10 @@ ERROR_3 = {
     "valid_at": T3,
     "group_id": API,
     "names_file": False,
+    "times_seen": 1,
+    "first_seen": T3,
+    "last_seen": T3,
+    "last_fix": "make()",
 }
 
 
@@ -226,6 +234,7 @@ async def test_config_history_oldest_first(written: Backend) -> None:
         "reason": "seconds",
         "session_id": S1,
         "valid_at": T1,
+        "until": T2,  # the next change of the same setting in the same file ends this value
         "group_id": APP,
     }
     second = {
@@ -235,6 +244,7 @@ async def test_config_history_oldest_first(written: Backend) -> None:
         "reason": "",
         "session_id": S2,
         "valid_at": T2,
+        "until": None,
     }
     ruff = {
         "setting": "tool.ruff.line-length",
@@ -244,9 +254,11 @@ async def test_config_history_oldest_first(written: Backend) -> None:
         "reason": "",
         "session_id": S2,
         "valid_at": T2,
+        "until": None,
         "group_id": APP,
     }
     assert await run_query(written, "config-changes") == [first, second, ruff]
+    assert await run_query(written, "config-changes", current=True) == [second, ruff]
     assert await run_query(written, "config-changes", setting="jwt_expiry") == [first, second]
     assert await run_query(written, "config-changes", setting="line-length") == [ruff]  # last dotted part
     assert await run_query(written, "config-changes", setting="length") == []  # not a substring search
@@ -432,6 +444,7 @@ async def test_real_transcripts(backend: Backend) -> None:
             "reason": "",
             "session_id": port.session_id,
             "valid_at": end,
+            "until": None,
             "group_id": group,
         }
     ]
