@@ -39,7 +39,8 @@ SEEN_BEFORE_LIMIT = 10
 OLD_HISTORY_QUERY = (
     "UNWIND $session_ids AS sid MATCH (n:Entity) WHERE n.group_id = $group_id AND n.session_id = sid "
     "AND (n:ConfigChange OR n:ErrorResolution OR n:Decision) "
-    "RETURN n.file AS file, n.setting AS setting, n.signature AS signature, n:Decision AS decision"
+    "RETURN n.file AS file, n.setting AS setting, n.signature AS signature, "
+    "(n:Decision AND size(coalesce(n.alternatives, [])) > 0) AS decision"
 )
 ERRORS_OF_QUERY = (
     "UNWIND $signatures AS sig MATCH (e:Entity:ErrorResolution) WHERE e.group_id = $group_id "
@@ -47,7 +48,7 @@ ERRORS_OF_QUERY = (
     "e.session_id AS session_id, e.name AS text, coalesce(e.fix, '') AS detail"
 )
 DECISIONS_OF_QUERY = (
-    "MATCH (d:Entity:Decision) WHERE d.group_id = $group_id "
+    "MATCH (d:Entity:Decision) WHERE d.group_id = $group_id AND size(coalesce(d.alternatives, [])) > 0 "
     "OPTIONAL MATCH (d)-[:RELATES_TO {name: 'AFFECTS_FILE'}]->(f:Entity:File) "
     "RETURN d.uuid AS uuid, d.session_id AS session_id, d.created_at AS at, d.decision AS text, "
     "d.alternatives AS alternatives, collect(f.path) AS files"
@@ -103,8 +104,8 @@ class History:
                     touched.config_keys.add((attributes["file"], attributes["setting"]))
                 elif Label.ERROR_RESOLUTION.value in node.labels and attributes.get("signature"):
                     touched.signatures.add(attributes["signature"])
-                elif Label.DECISION.value in node.labels:
-                    touched.decisions = True
+                elif Label.DECISION.value in node.labels and attributes.get("alternatives"):
+                    touched.decisions = True  # only a decision with alternatives can reverse one
         return touched
 
     def add(self, records: Iterable[Mapping[str, Any]]) -> None:
@@ -215,15 +216,25 @@ def supersedes_edges(
                 alternatives=tuple(node.attributes.get("alternatives") or ()),
                 files=frozenset(p for p in files if p),
             )
-    ordered = sorted(decisions.values())
+    # Only a decision whose text says one of the later one's alternatives can be reversed by it:
+    # an index of the words of each text finds those candidates without comparing every pair.
+    having: dict[str, set[str]] = {}
+    for decision in decisions.values():
+        for word in set(_words(decision.text)):
+            having.setdefault(word, set()).add(decision.uuid)
     edges: list[EntityEdge] = []
     ended: dict[str, datetime] = {}
-    for index, later in enumerate(ordered):
-        for earlier in ordered[:index]:
-            if earlier.session_id != later.session_id and contradicts(later, earlier):
+    for later in sorted(decisions.values()):
+        candidates: set[str] = set()
+        for alternative in later.alternatives:
+            words = [w for w in _words(alternative) if w not in _FILLER]
+            if words:
+                candidates |= set.intersection(*(having.get(w, set()) for w in words))
+        for earlier in sorted(decisions[uuid] for uuid in candidates):
+            if earlier < later and earlier.session_id != later.session_id and contradicts(later, earlier):
                 fact = f"Decision '{cut(later.text, 100)}' supersedes '{cut(earlier.text, 100)}'"
                 edges.append(_edge(group, Relation.SUPERSEDES, later, earlier, fact))
-                ended.setdefault(earlier.uuid, later.at)
+                ended[earlier.uuid] = min(ended.get(earlier.uuid, later.at), later.at)
     return edges, [{"uuid": uuid, "at": at} for uuid, at in sorted(ended.items())]
 
 
@@ -240,12 +251,16 @@ _WORD = re.compile(r"[a-z0-9][a-z0-9_.+#-]*")
 _FILLER = frozenset({"a", "an", "the", "to", "of", "in", "on", "for", "with", "it", "them", "this", "that"})
 
 
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
 def _mentions(text: str, phrase: str) -> bool:
     """Whether `text` says `phrase` (its words in order), for a phrase with a word that means something."""
-    words = _WORD.findall(phrase.lower())
+    words = _words(phrase)
     if not [w for w in words if w not in _FILLER and len(w) > 2]:
         return False
-    return f" {' '.join(words)} " in f" {' '.join(_WORD.findall(text.lower()))} "
+    return f" {' '.join(words)} " in f" {' '.join(_words(text))} "
 
 
 def _edge(group: str, relation: Relation, later: Occurrence, earlier: Occurrence, fact: str) -> EntityEdge:
