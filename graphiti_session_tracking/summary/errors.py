@@ -458,7 +458,8 @@ def _record(
         "",
     )
     key = _kind_key(failure.failing) if failure.failing is not None else _PASTED
-    fix = ". ".join(part.rstrip(".") for part in (_fix(session, between, key), explanation) if part)
+    changed = _fix(session, between, key) or _changed_command(failure.failing, run.calls[success])
+    fix = ". ".join(part.rstrip(".") for part in (changed, explanation) if part)
     error = failure.line
     if failure.also:
         error = cut(
@@ -470,6 +471,17 @@ def _record(
         fix=cut(fix, _FIX_LIMIT),
         verification=verification,
     )
+
+
+def _changed_command(failing: ToolCall | None, passing: ToolCall) -> str:
+    """With nothing changed in between, the fix was the command itself (`git commit
+    --no-gpg-sign`, the same command without the `rtk` wrapper)."""
+    if failing is None or passing.name not in _COMMAND_TOOLS:
+        return ""
+    before, after = _bare(_command(failing)), _bare(_command(passing))
+    if not after or before == after:
+        return ""
+    return f"Ran `{cut(after, 80)}` instead of `{cut(before, 80)}`"
 
 
 def _short(line: str) -> str:

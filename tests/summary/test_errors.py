@@ -370,6 +370,7 @@ def test_a_wrapper_that_fails_is_resolved_by_running_without_it(tmp_path: Path) 
     [record] = extract_errors_resolved(t.read(tmp_path))
 
     assert record.error == "error: unrecognized subcommand 'bun'"
+    assert record.fix == "Ran `bun run test` instead of `rtk bun run test`"
     assert record.verification == "`bun run test` passed"
 
 
