@@ -216,6 +216,24 @@ class Ledger:
     def count(self) -> int:
         return int(self._db.execute("SELECT count(*) FROM sources").fetchone()[0])
 
+    def summary(self) -> dict[str, object]:
+        """What the ledger knows: sources, sessions, the last ingest, sources per group."""
+        sources, sessions, last = self._db.execute(
+            "SELECT count(*), count(DISTINCT session_id), max(ingested_at) FROM sources"
+        ).fetchone()
+        groups = dict(
+            self._db.execute(
+                "SELECT coalesce(group_id, ''), count(*) FROM sources GROUP BY group_id"
+            ).fetchall()
+        )
+        return {
+            "path": str(self.path),
+            "sources": sources,
+            "sessions": sessions,
+            "last_ingest": last,
+            "groups": groups,
+        }
+
 
 def _line_after(path: Path, offset: int) -> bool:
     """Whether a complete line (a newline) follows `offset`; a line still being written does not

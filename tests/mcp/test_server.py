@@ -1,0 +1,98 @@
+"""The MCP server as an agent uses it: `graphiti-sessions mcp` in its own process, over stdio, called
+with the MCP SDK's client, on both backends."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from conftest import backend_cli_args
+from graph.test_history import SESSIONS
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from graphiti_session_tracking.config import GraphConfig
+from graphiti_session_tracking.graph.backends import open_backend
+from graphiti_session_tracking.graph.writer import SessionGraphWriter
+from graphiti_session_tracking.mcp.server import bounded, expiring
+from graphiti_session_tracking.pipeline.ledger import Ledger
+
+TOOLS = {
+    "search_sessions",
+    "get_decisions",
+    "get_error_resolutions",
+    "get_config_history",
+    "get_file_history",
+    "get_session_summary",
+    "session_tracking_status",
+}
+
+
+async def call(client: ClientSession, tool: str, **arguments: Any) -> Any:
+    result = await client.call_tool(tool, arguments)
+    assert not result.isError, result.content
+    return json.loads(result.content[0].text)  # type: ignore[union-attr]
+
+
+async def test_the_tools_answer_from_the_graph(graph_config: GraphConfig, tmp_path: Path) -> None:
+    async with open_backend(graph_config) as backend:
+        group = (await SessionGraphWriter(backend).ingest_many(SESSIONS))[0].group_id
+    env = {**os.environ, "HOME": str(tmp_path), "GRAPHITI_TELEMETRY_ENABLED": "false"}
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "graphiti_session_tracking", "mcp", *backend_cli_args(graph_config)],
+        env=env,
+    )
+    async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        assert {tool.name for tool in (await session.list_tools()).tools} == TOOLS
+
+        current = await call(session, "get_config_history", current=True, group_id=group)
+        assert [(r["setting"], r["new_value"]) for r in current["rows"]] == [("JWT_EXPIRY", "900")]
+        history = await call(session, "get_config_history", setting="JWT_EXPIRY", group_id=group, limit=2)
+        assert [r["new_value"] for r in history["rows"]] == ["60", "3600"]
+        assert "more exist" in history["note"]
+
+        errors = await call(session, "get_error_resolutions", seen_before=True, group_id=group)
+        assert {(r["times_seen"], r["last_fix"]) for r in errors["rows"]} == {(3, "Edited tokens.py")}
+
+        summary = await call(session, "get_session_summary", session="s4", group_id=group)
+        assert {r["relation"] for r in summary["rows"]} >= {"CHANGED_CONFIG", "RESOLVED_ERROR"}
+
+        file = await call(session, "get_file_history", path=".env", group_id=group)
+        assert [r["new_value"] for r in file["config_changes"]["rows"]] == ["60", "3600", "900"]
+
+        hits = await call(session, "search_sessions", query="KeyError", group_id=group)
+        assert any("KeyError" in hit["text"] for hit in hits["rows"])
+
+        bad = await call(session, "get_decisions", group_id="not a group")
+        assert "invalid group id" in bad["error"]
+
+        status = await call(session, "session_tracking_status")
+        assert status["groups"] == {group: len(SESSIONS)} and status["sessions"] == len(SESSIONS)
+
+
+def test_answers_are_bounded_and_say_what_was_left_out() -> None:
+    rows = [{"text": "x" * 1000, "n": i} for i in range(100)]
+    answer = bounded(rows, 50)
+    assert len(json.dumps(answer["rows"])) <= 20_000 and "more exist" in answer["note"]
+    assert bounded(rows[:3], 50) == {"rows": rows[:3]}
+
+
+def test_transcripts_claude_code_deletes_soon_are_named_until_ingested(tmp_path: Path) -> None:
+    import time
+
+    root = tmp_path / "projects" / "-work-app"
+    root.mkdir(parents=True)
+    old, fresh = root / "old.jsonl", root / "fresh.jsonl"
+    for path in (old, fresh):
+        path.write_text('{"type": "user", "message": {"role": "user", "content": "hi"}}\n')
+    now = time.time()
+    os.utime(old, (now - 25 * 86400, now - 25 * 86400))  # deleted in 5 days (default 30)
+    with Ledger(tmp_path / "ledger.sqlite") as ledger:
+        assert [row["path"] for row in expiring(ledger, tmp_path / "projects", now)] == [str(old)]
+        ledger.record(old, byte_offset=old.stat().st_size, session_id="s", group_id="g", summary_version=1)
+        assert expiring(ledger, tmp_path / "projects", now) == []
