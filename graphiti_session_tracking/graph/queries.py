@@ -23,7 +23,7 @@ QUERY_NAMES = ("decisions", "errors", "config-changes", "files", "sessions", "te
 
 # The filters each query takes (besides group_id and limit); all default to null (no filter).
 QUERY_FILTERS: dict[str, tuple[str, ...]] = {
-    "decisions": ("file", "text", "since", "until", "session"),
+    "decisions": ("file", "text", "since", "until", "session", "min_confidence"),
     "errors": ("text", "root_cause", "file", "since", "until", "session"),
     "config-changes": ("setting", "file", "since", "until", "session"),
     "files": ("since", "until"),
@@ -104,6 +104,14 @@ def query_params(kind: str, name: str, filters: Mapping[str, Any]) -> dict[str, 
         params[key] = None if moment is None else time_param(moment, kind)
         # Session start and end are fixed-format UTC text on both backends.
         params[f"{key}_text"] = iso_time(moment)
+    if values.get("min_confidence") is not None:
+        try:
+            floor = float(values["min_confidence"])
+        except (TypeError, ValueError):
+            raise QueryError(f"min_confidence must be a number, not {values['min_confidence']!r}") from None
+        if not 0 <= floor <= 1:
+            raise QueryError(f"min_confidence must be between 0 and 1, not {floor}")
+        params["min_confidence"] = floor
     if name == "sessions":
         activity = values.get("activity")
         if activity is not None and activity not in ACTIVITY_DIMENSIONS:
