@@ -328,24 +328,30 @@ def _choice(offer: str, reply: str) -> DecisionRecord | None:
             others = [_lead(text) for number, text in options if number.lower() != key]
             return _record(chosen, "", [o for o in others if _whole(o)], PICKED, "user")
     if _ACCEPT.match(reply):
-        for sentence in split_sentences(offer):
-            if _RECOMMEND.search(sentence.text) and not sentence.prose.rstrip().endswith("?"):
-                text = _RECOMMENDED.sub(" ", sentence.text).strip()
-                text = re.sub(r"^(?:my )?recommend(?:ation|ed(?: approach| option)?)?\s*:\s*", "", text, flags=re.I)
-                return _record(text, "", _alternatives(text), ACCEPTED, "assistant")
+        sentences = [x for x in split_sentences(offer) if not x.prose.rstrip().endswith("?")]
+        proposal = next((x for x in sentences if _RECOMMEND.search(x.text)), None) or next(
+            (x for x in sentences if _CHOICE.search(x.prose) and not _DIAGNOSIS.search(x.prose)), None
+        )
+        if proposal is not None:
+            text = _RECOMMENDED.sub(" ", proposal.text).strip()
+            text = re.sub(r"^(?:my )?recommend(?:ation|ed(?: approach| option)?)?\s*:\s*", "", text, flags=re.I)
+            return _record(text, "", _alternatives(text), ACCEPTED, "assistant")
     return None
 
 
 def _options(text: str) -> list[tuple[str, str]]:
-    """Numbered or lettered options of a message, outside code: (number, text)."""
-    found: list[tuple[str, str]] = []
+    """The last numbered or lettered list of a message (outside code), the one a reply picks from."""
+    runs: list[list[tuple[str, str]]] = []
     for line in prose_lines(text):
         option = _OPTION.match(line)
-        if option:
-            body = plain(option.group(2)).strip()
-            if body and option.group(1) not in {n for n, _ in found}:
-                found.append((option.group(1), body))
-    return found
+        if option is None:
+            continue
+        number, body = option.group(1).lower(), plain(option.group(2)).strip()
+        if number in ("1", "a") or not runs:
+            runs.append([])
+        if body and number not in {n for n, _ in runs[-1]}:
+            runs[-1].append((number, body))
+    return runs[-1] if runs else []
 
 
 # --- Explicit markers: "Decision: …", "Verdict: …" ---------------------------------------------
@@ -391,6 +397,7 @@ _STATED = re.compile(
 )
 _INTENDED = re.compile(
     r"^(?:I'll|I will|we'll|we will|let's|let me|I'm going to|we're going to|I decided to|we decided to|"
+    r"I need to|we need to|the fix is to|"
     r"I'd rather|the (?:simpler|better|cleaner|right|safer) (?:approach|option|fix|solution) is to)\b",
     re.IGNORECASE,
 )
@@ -410,6 +417,7 @@ _DIAGNOSIS = re.compile(
 )
 _NOT_A_STATEMENT = re.compile(
     r"^(?:if|would|should|do|does|did|can|could|shall|whether|want|maybe|perhaps)\b|\bif you(?:'d)?\b|"
+    r"^(?:I'll|I will|I can|let me) help you\b|^(?:here's|here is) how\b|"
     r"\blet me know\b|\byou can\b|\byou could\b|\bwould you\b|\bdo you\b|\bshould I\b|\bor should\b",
     re.IGNORECASE,
 )
@@ -417,6 +425,19 @@ _RATIONALE_CLAUSE = re.compile(r"(?:,\s*|\s+)(?:because|since|so that)\s+|,\s*as
 _RATIONALE_NEXT = re.compile(
     r"^(?:because|since|that way|this way|(?:this|that|it) (?:is|was|keeps|avoids|makes|ensures|gives|lets|"
     r"means|allows|prevents|works|matches)|(?:this|that)'s|it's)\b",
+    re.IGNORECASE,
+)
+
+
+# "X would also have worked, but …", "The alternative would have been X, but …": the choice made, with its reason.
+_WEIGHED = re.compile(
+    r"^(?:the|an|one|another) alternative (?:would have been|would be|was|is)\b.+\bbut\b|"
+    r"\bwould (?:also )?have worked\b.+\bbut\b",
+    re.IGNORECASE,
+)
+_KEPT = re.compile(
+    r"(?:^|,\s*so\s+|;\s*|\bso\s+)(?:I|we)\s+(?:deliberately\s+|intentionally\s+)?"
+    r"(?:left|kept)\b.+\b(?:unchanged|as is|as-is|in place|alone|untouched)\b",
     re.IGNORECASE,
 )
 
@@ -450,8 +471,12 @@ def phrased_confidence(sentence: Sentence) -> float | None:
     prose = sentence.prose.strip()
     if prose.endswith("?") or _NOT_A_STATEMENT.search(prose) or _DIAGNOSIS.search(prose):
         return None
+    if _WEIGHED.search(prose) or _KEPT.search(prose):
+        return STATED
     if not (_CHOICE.search(prose) or _OVER_CHOICE.search(prose)):
         return None
+    if _REPLACED.search(prose) and not _RATIONALE_CLAUSE.search(prose) and not _ALTERNATIVE.search(prose):
+        return None  # "Replaced the intro with…" reports an edit; a choice says why or what it beat
     if _STATED.match(prose):
         return STATED
     if _INTENDED.match(prose):
