@@ -73,7 +73,10 @@ def extract_decisions(session: Session) -> list[DecisionRecord]:
         twin = next((f for f in found if _similar(key, _normalized(f.record.decision))), None)
         if twin is None:
             found.append(item)
-        elif (item.record.confidence or 0) > (twin.record.confidence or 0):
+        elif (item.record.confidence or 0, len(item.record.decision)) > (
+            twin.record.confidence or 0,
+            len(twin.record.decision),
+        ):
             found[found.index(twin)] = item
     if len(found) > MAX_DECISIONS:  # keep the surest, then the earliest
         ranked = sorted(found, key=lambda f: (-(f.record.confidence or 0), f.line))[:MAX_DECISIONS]
@@ -346,7 +349,7 @@ def _options(text: str) -> list[tuple[str, str]]:
         option = _OPTION.match(line)
         if option is None:
             continue
-        number, body = option.group(1).lower(), plain(option.group(2)).strip()
+        number, body = option.group(1).lower(), plain(option.group(2)).strip().rstrip("?").strip()
         if number in ("1", "a") or not runs:
             runs.append([])
         if body and number not in {n for n, _ in runs[-1]}:
@@ -372,11 +375,12 @@ _PLACEHOLDER = re.compile(r"[\[<{].*[\]>}]|\b(?:TBD|TODO|N/A)\b|/|\bor\b", re.IG
 def _marked(text: str, line: int, context: str) -> Iterator[_Found]:
     lines = prose_lines(text)
     for index, raw in enumerate(lines):
-        marker = _MARKER.match(raw)
+        marker = _MARKER.match(plain(raw))
         if marker is None:
             continue
-        value = plain(marker.group(2)).strip().rstrip("*_ ").strip()
-        if not value or value.endswith("?") or _PLACEHOLDER.search(value) and len(value) < 40:
+        raw_value = plain(marker.group(2)).strip()
+        value = re.sub(r"[^\w)\]'\"]+$", "", raw_value).strip()
+        if not value or raw_value.endswith("?") or (_PLACEHOLDER.search(raw_value) and len(raw_value) < 40):
             continue
         rationale = ""
         if index + 1 < len(lines) and (why := _MARKER_RATIONALE.match(lines[index + 1])):
@@ -449,7 +453,7 @@ def _phrased(message: Message, requests: list[str]) -> Iterator[_Found]:
         if confidence is None:
             continue
         following = sentences[index + 1] if index + 1 < len(sentences) else None
-        decision, rationale = sentence.text, ""
+        decision, rationale = re.sub(r"^(?:note|nb|update)\s*:\s*", "", sentence.text, flags=re.I), ""
         clause = _RATIONALE_CLAUSE.search(decision)
         if clause and clause.start() > 0:
             decision, rationale = decision[: clause.start()], decision[clause.end() :]
@@ -519,10 +523,15 @@ _OVER = re.compile(
 )
 _FROM_TO = re.compile(r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing))\s+from\s+(.+?)\s+to\b", re.I)
 _REPLACED = re.compile(r"\breplac(?:e|ed|ing)\s+(.+?)\s+with\b", re.IGNORECASE)
+_WEIGHED_ALTERNATIVE = re.compile(
+    r"(?:^|:\s*)(?:the|an|one|another) alternative (?:would have been|would be|was|is)\s+(.+?),?\s+but\b|"
+    r"(?:^|:\s*)(.+?)\s+would (?:also )?have worked\b",
+    re.IGNORECASE,
+)
 _LEADING_FILLER = re.compile(r"^(?:(?:the|a|an|using|to|in|on|at|with|by|via|from)\s+)+", re.IGNORECASE)
 _PHRASE_END = re.compile(
-    r"[,;:.!?()]|\s[-–—]\s|\s(?:for|to|because|since|as|so|when|which|that|here|there|and then|but|while|"
-    r"if|unless|until)\s",
+    r"[,;:.!?()]|\s[-–—]\s|\s(?:for|because|since|so that|when|which|that|and then|but|while|"
+    r"if|unless|until|here|there)\s",
     re.IGNORECASE,
 )
 
@@ -531,9 +540,9 @@ def _alternatives(text: str) -> list[str]:
     """What a sentence names as the option not taken, as whole phrases: a phrase that runs past
     _ALTERNATIVE_WORDS words, or to the end of a cut sentence, is dropped rather than cut."""
     found: list[str] = []
-    for pattern in (_ALTERNATIVE, _OVER, _FROM_TO, _REPLACED):
+    for pattern in (_ALTERNATIVE, _OVER, _FROM_TO, _REPLACED, _WEIGHED_ALTERNATIVE):
         for match in pattern.finditer(text):
-            rest = match.group(1)
+            rest = next(g for g in match.groups() if g is not None)
             end = _PHRASE_END.search(rest)
             phrase = (rest[: end.start()] if end else rest).strip()
             phrase = _LEADING_FILLER.sub("", phrase).strip()
