@@ -70,7 +70,7 @@ def extract_decisions(session: Session) -> list[DecisionRecord]:
         key = _normalized(item.record.decision)
         if not key:
             continue
-        twin = next((f for f in found if _similar(key, _normalized(f.record.decision))), None)
+        twin = next((f for f in found if _same(item.record, key, f.record)), None)
         if twin is None:
             found.append(item)
         elif (item.record.confidence or 0, len(item.record.decision)) > (
@@ -90,9 +90,12 @@ def _every_form(session: Session) -> Iterator[_Found]:
     yield from _plans(session)
     yield from _rejections(session)
     yield from _picked_or_accepted(session)
-    requests = [m.text for m in session.messages if m.is_human and not m.tool_results]
+    # What the user asked so far (a sub-agent's prompt is the assistant's own words, not a request).
+    requests: list[str] = []
     for message in session.messages:
-        if message.role == "assistant":
+        if message.is_human and not message.tool_results and not (message.is_sidechain or message.from_subagent):
+            requests.append(message.text)
+        elif message.role == "assistant":
             yield from _marked(message.text, message.line, "")
             yield from _phrased(message, requests)
     for call in session.tool_calls:
@@ -446,6 +449,10 @@ _KEPT = re.compile(
 )
 
 
+# "Note:", "To answer your question directly:": a lead-in before the sentence proper.
+_PREAMBLE = re.compile(r"^(?:note|nb|update|to answer your question(?: directly)?|in short|short answer)\s*:\s*", re.I)
+
+
 def _phrased(message: Message, requests: list[str]) -> Iterator[_Found]:
     sentences = split_sentences(message.text)
     for index, sentence in enumerate(sentences):
@@ -453,12 +460,14 @@ def _phrased(message: Message, requests: list[str]) -> Iterator[_Found]:
         if confidence is None:
             continue
         following = sentences[index + 1] if index + 1 < len(sentences) else None
-        decision, rationale = re.sub(r"^(?:note|nb|update)\s*:\s*", "", sentence.text, flags=re.I), ""
+        decision, rationale = _PREAMBLE.sub("", sentence.text), ""
         clause = _RATIONALE_CLAUSE.search(decision)
         if clause and clause.start() > 0:
             decision, rationale = decision[: clause.start()], decision[clause.end() :]
-        elif following is not None and _RATIONALE_NEXT.search(following.prose):
-            rationale = following.text
+        elif following is not None and (
+            _RATIONALE_NEXT.search(following.prose) or (_WEIGHED.search(sentence.prose) and not _CHOICE.search(following.prose))
+        ):
+            rationale = following.text  # after "X would have worked, but…" comes the argument for the choice
         if _restated(decision, requests):
             continue
         by: By = "assistant"
@@ -525,12 +534,12 @@ _FROM_TO = re.compile(r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing))\s
 _REPLACED = re.compile(r"\breplac(?:e|ed|ing)\s+(.+?)\s+with\b", re.IGNORECASE)
 _WEIGHED_ALTERNATIVE = re.compile(
     r"(?:^|:\s*)(?:the|an|one|another) alternative (?:would have been|would be|was|is)\s+(.+?),?\s+but\b|"
-    r"(?:^|:\s*)(.+?)\s+would (?:also )?have worked\b",
+    r"(?:^|:\s+)((?:(?!:\s).)+?)\s+would (?:also )?have worked\b",
     re.IGNORECASE,
 )
 _LEADING_FILLER = re.compile(r"^(?:(?:the|a|an|using|to|in|on|at|with|by|via|from)\s+)+", re.IGNORECASE)
 _PHRASE_END = re.compile(
-    r"[,;:.!?()]|\s[-–—]\s|\s(?:for|because|since|so that|when|which|that|and then|but|while|"
+    r"[,;:.!?](?=\s|$)|[()]|\s[-–—]\s|\s(?:for|because|since|so that|when|which|that|and then|but|while|"
     r"if|unless|until|here|there)\s",
     re.IGNORECASE,
 )
@@ -567,6 +576,19 @@ def _cut_at_sentence(text: str, limit: int) -> str:
 
 def _normalized(text: str) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def _same(record: DecisionRecord, key: str, other: DecisionRecord) -> bool:
+    """The same choice said twice: near-identical words, or the same alternative turned down in
+    much the same words ("I need to use .ts instead of .js" then "I'll update the imports to use .ts
+    instead of .js")."""
+    if _similar(key, _normalized(other.decision)):
+        return True
+    shared = {a.lower() for a in record.alternatives or []} & {a.lower() for a in other.alternatives or []}
+    if not shared:
+        return False
+    words, others = _content_words(record.decision), _content_words(other.decision)
+    return len(words & others) >= 0.4 * min(len(words), len(others))
 
 
 def _similar(a: str, b: str) -> bool:
