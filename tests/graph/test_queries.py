@@ -432,6 +432,8 @@ async def test_real_transcripts(backend: Backend) -> None:
             "decision": "Used Result<T, E> instead of raising exceptions for factorial()",
             "rationale": "",
             "alternatives": ["raising exceptions"],
+            "confidence": 0.6,
+            "by": "assistant",
             "files": [],
             "valid_at": end,
             "group_id": group,
