@@ -104,11 +104,12 @@ def query_params(kind: str, name: str, filters: Mapping[str, Any]) -> dict[str, 
         params[key] = None if moment is None else time_param(moment, kind)
         # Session start and end are fixed-format UTC text on both backends.
         params[f"{key}_text"] = iso_time(moment)
-    if values.get("min_confidence") is not None:
+    raw_floor = values.get("min_confidence")
+    if raw_floor is not None:
         try:
-            floor = float(values["min_confidence"])
+            floor = float(raw_floor)
         except (TypeError, ValueError):
-            raise QueryError(f"min_confidence must be a number, not {values['min_confidence']!r}") from None
+            raise QueryError(f"min_confidence must be a number, not {raw_floor!r}") from None
         if not 0 <= floor <= 1:
             raise QueryError(f"min_confidence must be between 0 and 1, not {floor}")
         params["min_confidence"] = floor

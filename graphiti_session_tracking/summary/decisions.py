@@ -93,7 +93,11 @@ def _every_form(session: Session) -> Iterator[_Found]:
     # What the user asked so far (a sub-agent's prompt is the assistant's own words, not a request).
     requests: list[str] = []
     for message in session.messages:
-        if message.is_human and not message.tool_results and not (message.is_sidechain or message.from_subagent):
+        if (
+            message.is_human
+            and not message.tool_results
+            and not (message.is_sidechain or message.from_subagent)
+        ):
             requests.append(message.text)
         elif message.role == "assistant":
             yield from _marked(message.text, message.line, "")
@@ -163,7 +167,11 @@ def _answered(question: dict[str, Any], answer: str) -> DecisionRecord | None:
     if picked:
         chosen = "; ".join(_RECOMMENDED.sub(" ", str(o["label"])).strip() for o in picked)
         rationale = " ".join(plain(str(o.get("description") or "")) for o in picked)
-        others = [_RECOMMENDED.sub(" ", label).strip() for label in labels if all(label != o["label"] for o in picked)]
+        others = [
+            _RECOMMENDED.sub(" ", label).strip()
+            for label in labels
+            if all(label != o["label"] for o in picked)
+        ]
     else:  # the user wrote an answer of their own
         chosen, rationale = plain(answer), ""
         others = [_RECOMMENDED.sub(" ", label).strip() for label in labels]
@@ -232,7 +240,9 @@ def _plan(text: str, line: int) -> Iterator[_Found]:
         elif alt:
             alternatives += [plain(m.group(1)) for ln in lines if (m := _LIST_ITEM.match(ln))]
     alternatives += _alternatives(decision)
-    yield _Found(line, _record(decision, rationale, [a for a in alternatives if _whole(a)], PLANNED, "assistant"))
+    yield _Found(
+        line, _record(decision, rationale, [a for a in alternatives if _whole(a)], PLANNED, "assistant")
+    )
 
 
 def _first_statement(lines: list[str]) -> str:
@@ -305,7 +315,9 @@ _RECOMMEND = re.compile(
     r"\(recommended\)|I'd go with|the best option is|the better option is)",
     re.IGNORECASE,
 )
-_OPTION = re.compile(r"^\s*(?:#{1,6}\s+)?(?:[-*+]\s+)?(?:\*\*)?(?:option\s+)?(\d{1,2}|[a-e])[.):]\s*(.+)", re.IGNORECASE)
+_OPTION = re.compile(
+    r"^\s*(?:#{1,6}\s+)?(?:[-*+]\s+)?(?:\*\*)?(?:option\s+)?(\d{1,2}|[a-e])[.):]\s*(.+)", re.IGNORECASE
+)
 
 
 def _picked_or_accepted(session: Session) -> Iterator[_Found]:
@@ -340,7 +352,9 @@ def _choice(offer: str, reply: str) -> DecisionRecord | None:
         )
         if proposal is not None:
             text = _RECOMMENDED.sub(" ", proposal.text).strip()
-            text = re.sub(r"^(?:my )?recommend(?:ation|ed(?: approach| option)?)?\s*:\s*", "", text, flags=re.I)
+            text = re.sub(
+                r"^(?:my )?recommend(?:ation|ed(?: approach| option)?)?\s*:\s*", "", text, flags=re.I
+            )
             return _record(text, "", _alternatives(text), ACCEPTED, "assistant")
     return None
 
@@ -389,7 +403,11 @@ def _marked(text: str, line: int, context: str) -> Iterator[_Found]:
         if index + 1 < len(lines) and (why := _MARKER_RATIONALE.match(lines[index + 1])):
             rationale = plain(why.group(1))
         kind = marker.group(1).lower()
-        decision = value if kind in ("decision", "final decision", "decided", "resolution") else f"{kind.capitalize()}: {value}"
+        decision = (
+            value
+            if kind in ("decision", "final decision", "decided", "resolution")
+            else f"{kind.capitalize()}: {value}"
+        )
         if context:
             decision = f"{context}: {decision}"
         yield _Found(line, _record(decision, rationale, _alternatives(value), MARKED, "assistant"))
@@ -414,7 +432,9 @@ _CHOICE = re.compile(
     r"\bchose\b",
     re.IGNORECASE,
 )
-_OVER_CHOICE = re.compile(r"\b(?:use|used|chose|picked|prefer|preferred|went with|opted for|settled on)\b.+\bover\b", re.I)
+_OVER_CHOICE = re.compile(
+    r"\b(?:use|used|chose|picked|prefer|preferred|went with|opted for|settled on)\b.+\bover\b", re.I
+)
 # "returns None instead of 0", "fails because…": what went wrong, not a choice.
 _DIAGNOSIS = re.compile(
     r"\b(?:returns?|returned|returning|got|gets|yields?|yielded|prints?|printed|shows?|showed|"
@@ -450,7 +470,9 @@ _KEPT = re.compile(
 
 
 # "Note:", "To answer your question directly:": a lead-in before the sentence proper.
-_PREAMBLE = re.compile(r"^(?:note|nb|update|to answer your question(?: directly)?|in short|short answer)\s*:\s*", re.I)
+_PREAMBLE = re.compile(
+    r"^(?:note|nb|update|to answer your question(?: directly)?|in short|short answer)\s*:\s*", re.I
+)
 
 
 def _phrased(message: Message, requests: list[str]) -> Iterator[_Found]:
@@ -465,7 +487,8 @@ def _phrased(message: Message, requests: list[str]) -> Iterator[_Found]:
         if clause and clause.start() > 0:
             decision, rationale = decision[: clause.start()], decision[clause.end() :]
         elif following is not None and (
-            _RATIONALE_NEXT.search(following.prose) or (_WEIGHED.search(sentence.prose) and not _CHOICE.search(following.prose))
+            _RATIONALE_NEXT.search(following.prose)
+            or (_WEIGHED.search(sentence.prose) and not _CHOICE.search(following.prose))
         ):
             rationale = following.text  # after "X would have worked, but…" comes the argument for the choice
         if _restated(decision, requests):
@@ -513,8 +536,53 @@ def _restated(decision: str, requests: list[str]) -> bool:
 
 
 _STOP = frozenset(
-    "the a an to of in on for with and or but is are was were be it this that i we you i'll let's let me "
-    "use using used instead rather than over will can so as at by from into my our your".split()
+    [
+        "the",
+        "a",
+        "an",
+        "to",
+        "of",
+        "in",
+        "on",
+        "for",
+        "with",
+        "and",
+        "or",
+        "but",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "it",
+        "this",
+        "that",
+        "i",
+        "we",
+        "you",
+        "i'll",
+        "let's",
+        "let",
+        "me",
+        "use",
+        "using",
+        "used",
+        "instead",
+        "rather",
+        "than",
+        "over",
+        "will",
+        "can",
+        "so",
+        "as",
+        "at",
+        "by",
+        "from",
+        "into",
+        "my",
+        "our",
+        "your",
+    ]
 )
 
 
@@ -594,5 +662,3 @@ def _same(record: DecisionRecord, key: str, other: DecisionRecord) -> bool:
 def _similar(a: str, b: str) -> bool:
     """Near-identical: one contains the other, or they share most of their characters in order."""
     return a in b or b in a or SequenceMatcher(None, a, b).ratio() >= 0.85
-
-

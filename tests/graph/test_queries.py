@@ -92,7 +92,11 @@ SUMMARIES = [
         activity_vector={"building": 0.9, "testing": 0.4},
         files_modified=["pyproject.toml", "src/store.py"],
         key_decisions=[
-            {"decision": "Keep sessions in Redis", "rationale": "Postgres lookups were slow", "confidence": 0.5}
+            {
+                "decision": "Keep sessions in Redis",
+                "rationale": "Postgres lookups were slow",
+                "confidence": 0.5,
+            }
         ],
         config_changes=[
             {"file": "pyproject.toml", "setting": "tool.ruff.line-length", "new_value": "120"},

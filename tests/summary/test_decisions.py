@@ -85,7 +85,12 @@ def test_ask_user_question_answer_from_the_text_and_an_answer_of_the_users_own(t
 def test_unanswered_question_is_no_decision(tmp_path: Path) -> None:
     t = TranscriptBuilder()
     t.user("Add JWT auth.")
-    t.call("AskUserQuestion", {"questions": [_QUESTION]}, "The user wants to clarify these questions.", is_error=True)
+    t.call(
+        "AskUserQuestion",
+        {"questions": [_QUESTION]},
+        "The user wants to clarify these questions.",
+        is_error=True,
+    )
     assert extract_decisions(t.read(tmp_path)) == []
 
 
@@ -115,7 +120,10 @@ def test_approved_plan(tmp_path: Path) -> None:
         DecisionRecord(
             decision="Make evaluate the default command with isDefault: true rather than moving the options to the root",
             rationale="Running cli --url x fails because --url belongs to the evaluate subcommand",
-            alternatives=["Copy the options to the root program (fallback)", "moving the options to the root"],
+            alternatives=[
+                "Copy the options to the root program (fallback)",
+                "moving the options to the root",
+            ],
             confidence=PLANNED,
             by="assistant",
         )
@@ -142,13 +150,18 @@ def test_plan_to_implement_and_rejected_plan(tmp_path: Path) -> None:
 def test_plan_without_an_approach_is_a_list_of_steps_not_a_decision(tmp_path: Path) -> None:
     t = TranscriptBuilder()
     t.user("Fix the cli.")
-    t.call("ExitPlanMode", {"plan": "# Plan: Fix errors\n\n## Goal\n\nFix it.\n\n## Steps\n\n1. Edit main.go\n"}, "ok")
+    t.call(
+        "ExitPlanMode",
+        {"plan": "# Plan: Fix errors\n\n## Goal\n\nFix it.\n\n## Steps\n\n1. Edit main.go\n"},
+        "ok",
+    )
     assert extract_decisions(t.read(tmp_path)) == []
 
 
 def test_explicit_decision_line_with_rationale(tmp_path: Path) -> None:
     [record] = _decisions(
-        tmp_path, "Looked at both stores.\n\n**Decision:** keep sessions in Redis\n**Rationale:** they expire on their own"
+        tmp_path,
+        "Looked at both stores.\n\n**Decision:** keep sessions in Redis\n**Rationale:** they expire on their own",
     )
     assert record == DecisionRecord(
         decision="keep sessions in Redis",
@@ -252,8 +265,18 @@ def test_turned_down_tool_call_with_what_to_do_instead(tmp_path: Path) -> None:
             STATED,
         ),
         ("I chose httpx over requests.", "I chose httpx over requests", ["requests"], STATED),
-        ("We switched from Jest to Vitest, since it is faster.", "We switched from Jest to Vitest", ["Jest"], STATED),
-        ("Made the cache optional because small installs don't need it.", "Made the cache optional", None, STATED),
+        (
+            "We switched from Jest to Vitest, since it is faster.",
+            "We switched from Jest to Vitest",
+            ["Jest"],
+            STATED,
+        ),
+        (
+            "Made the cache optional because small installs don't need it.",
+            "Made the cache optional",
+            None,
+            STATED,
+        ),
         ("I'll use RS256 rather than HS256.", "I'll use RS256 rather than HS256", ["HS256"], INTENDED),
         (
             "The alternative would have been pinning the cache to a temp dir, but the ignore entry is simpler.",
