@@ -14,6 +14,8 @@ real decision (not how good the decision was):
 - 0.8  the approach of an approved plan (ExitPlanMode accepted, or "Implement the following
        plan:"): the sentence under its "Approach" / "Solution" / "Decision" heading, the
        "Context" or "Why" section as rationale, an "Alternative: …" heading as alternative;
+- 0.7  a step of an approved plan that gives its reason or what it beats ("Refactor to a loop to
+       avoid duplicating the logic", "… instead of a fixed path");
 - 0.7  the user turned down a tool call and said what to do instead ("use X instead of Y");
 - 0.6  a statement of a choice already made, in the first person or past tense: "Used X
        instead of Y", "I went with X over Y", "switched from X to Y", "replaced X with Y",
@@ -50,6 +52,7 @@ MARKED = 0.9
 PICKED = 0.85
 ACCEPTED = 0.8
 PLANNED = 0.8
+PLAN_STEP = 0.7
 REDIRECTED = 0.7
 STATED = 0.6
 INTENDED = 0.5
@@ -224,10 +227,9 @@ def _sections(text: str) -> list[tuple[str, list[str]]]:
 
 def _plan(text: str, line: int) -> Iterator[_Found]:
     sections = _sections(text)
+    yield from _plan_steps(sections, line)
     approach = next((lines for title, lines in sections if _APPROACH.match(title) and lines), None)
-    if approach is None:
-        return
-    decision = _first_statement(approach)
+    decision = _first_statement(approach) if approach else ""
     if not decision:
         return
     why = next((lines for title, lines in sections if _WHY.match(title) and lines), [])
@@ -243,6 +245,43 @@ def _plan(text: str, line: int) -> Iterator[_Found]:
     yield _Found(
         line, _record(decision, rationale, [a for a in alternatives if _whole(a)], PLANNED, "assistant")
     )
+
+
+def _plan_steps(sections: list[tuple[str, list[str]]], line: int) -> Iterator[_Found]:
+    for title, lines in sections:
+        if _APPROACH.match(title) or _WHY.match(title) or _ALTERNATIVE_HEADING.match(title):
+            continue
+        for step in lines:
+            if _LIST_ITEM.match(step):
+                continue
+            for sentence in split_sentences(step):
+                if _PLAN_STEP.match(sentence.prose) is None or sentence.prose.rstrip().endswith("?"):
+                    continue
+                split = _PLAN_REASON.search(sentence.text)
+                if split is None or split.start() == 0:
+                    continue
+                choice = sentence.text[: split.start()]
+                reason = "" if split.group(1) else sentence.text[split.start() :].strip(" ,").rstrip(":")
+                reason = re.sub(r"^(?:because|since|so that)\s+", "", reason, flags=re.IGNORECASE)
+                found = _record(
+                    choice if reason else sentence.text,
+                    reason,
+                    _alternatives(sentence.text),
+                    PLAN_STEP,
+                    "assistant",
+                )
+                yield _Found(line, found)
+
+
+# A step of an approved plan that says why it is done this way: "Refactor to a loop to avoid
+# duplicating the logic", "Resolve the path with X instead of a fixed one".
+_PLAN_STEP = re.compile(
+    r"^(?!(?:the|a|an|this|that|these|those|it|if|when|for|no|each|all|currently|note|there|we|you|i)\b)"
+    r"[A-Z][a-z]+\b.*\b(?:to avoid|so that|because|since|instead of|rather than)\b",
+)
+_PLAN_REASON = re.compile(
+    r"\s+(instead of|rather than)\b|,?\s+(?:to avoid|so that|because|since)\s+", re.IGNORECASE
+)
 
 
 def _first_statement(lines: list[str]) -> str:

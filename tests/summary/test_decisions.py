@@ -17,6 +17,7 @@ from graphiti_session_tracking.summary.decisions import (
     MARKED,
     MAX_DECISIONS,
     PICKED,
+    PLAN_STEP,
     PLANNED,
     REDIRECTED,
     STATED,
@@ -145,6 +146,22 @@ def test_plan_to_implement_and_rejected_plan(tmp_path: Path) -> None:
         is_error=True,
     )
     assert extract_decisions(t.read(tmp_path / "")) == []
+
+
+def test_plan_steps_that_give_their_reason(tmp_path: Path) -> None:
+    plan = (
+        "# Hook chaining\n\n## Implementation\n\n### 1. Refactor\n\n"
+        "The code has four copies. Refactor to a hookSpec struct and a loop to avoid duplicating the logic:\n\n"
+        "```go\ntype hookSpec struct{}\n```\n\n### 2. Paths\n\nResolve the hook folder with dirname instead of a fixed path.\n"
+        "\n### 3. Tests\n\nAdd tests for the backup.\n"
+    )
+    t = TranscriptBuilder()
+    t.user("Implement the following plan:\n\n" + plan)
+    records = extract_decisions(t.read(tmp_path))
+    assert [(r.decision, r.rationale, r.alternatives, r.confidence) for r in records] == [
+        ("Refactor to a hookSpec struct and a loop", "To avoid duplicating the logic", None, PLAN_STEP),
+        ("Resolve the hook folder with dirname instead of a fixed path", "", ["fixed path"], PLAN_STEP),
+    ]
 
 
 def test_plan_without_an_approach_is_a_list_of_steps_not_a_decision(tmp_path: Path) -> None:
