@@ -484,7 +484,8 @@ _DIAGNOSIS = re.compile(
 _NOT_A_STATEMENT = re.compile(
     r"^(?:if|would|should|do|does|did|can|could|shall|whether|want|maybe|perhaps)\b|\bif you(?:'d)?\b|"
     r"^(?:I'll|I will|I can|let me) help you\b|^(?:here's|here is) how\b|"
-    r"\blet me know\b|\byou can\b|\byou could\b|\bwould you\b|\bdo you\b|\bshould I\b|\bor should\b",
+    r"\blet me know\b|\byou can\b|\byou could\b|\bwould you\b|\bdo you\b|\bshould I\b|\bor should\b|"
+    r",\s*or\s+(?!rather\b)",  # "X, or Y": still two options
     re.IGNORECASE,
 )
 _RATIONALE_CLAUSE = re.compile(r"(?:,\s*|\s+)(?:because|since|so that)\s+|,\s*as\s+", re.IGNORECASE)
@@ -508,6 +509,14 @@ _KEPT = re.compile(
 )
 
 
+# "The simpler fix is to…", "X is the correct replacement": one option judged better than others.
+_JUDGED = re.compile(
+    r"^(?:so,?\s+)?the (?:simplest|simpler|better|best|cleanest|cleaner|correct|right|safest|safer|easiest|"
+    r"proper) (?:approach|option|fix|solution|way|choice)(?: here)? (?:is|uses|would be)\s+(?!:|$)\S|"
+    r"^\S.{0,60}\bis the (?:correct|right|better|best|safer|simpler|cleaner|proper) "
+    r"(?:replacement|choice|option|approach|fix|solution)\b",
+    re.IGNORECASE,
+)
 # "Note:", "To answer your question directly:": a lead-in before the sentence proper.
 _PREAMBLE = re.compile(
     r"^(?:note|nb|update|to answer your question(?: directly)?|in short|short answer)\s*:\s*", re.I
@@ -515,25 +524,40 @@ _PREAMBLE = re.compile(
 
 
 def _phrased(message: Message, requests: list[str]) -> Iterator[_Found]:
-    sentences = split_sentences(message.text)
-    for index, sentence in enumerate(sentences):
-        confidence = phrased_confidence(sentence)
-        if confidence is None:
-            continue
-        following = sentences[index + 1] if index + 1 < len(sentences) else None
-        decision, rationale = _PREAMBLE.sub("", sentence.text), ""
-        clause = _RATIONALE_CLAUSE.search(decision)
-        if clause and clause.start() > 0:
-            decision, rationale = decision[: clause.start()], decision[clause.end() :]
-        elif following is not None and (
-            _RATIONALE_NEXT.search(following.prose)
-            or (_WEIGHED.search(sentence.prose) and not _CHOICE.search(following.prose))
-        ):
-            rationale = following.text  # after "X would have worked, but…" comes the argument for the choice
-        if _restated(decision, requests):
-            continue
-        by: By = "assistant"
-        yield _Found(message.line, _record(decision, rationale, _alternatives(decision), confidence, by))
+    for paragraph in prose_lines(message.text):  # a reason is looked for in the same paragraph only
+        sentences = split_sentences(paragraph)
+        for index, sentence in enumerate(sentences):
+            confidence = phrased_confidence(sentence)
+            if confidence is None:
+                continue
+            following = sentences[index + 1] if index + 1 < len(sentences) else None
+            decision = _PREAMBLE.sub("", sentence.text)
+            if _restated(decision, requests):
+                continue
+            rationale = _phrased_rationale(sentence, decision, following)
+            if _WEIGHED.search(sentence.prose) is None:
+                clause = _RATIONALE_CLAUSE.search(decision)
+                if clause and clause.start() > 0:
+                    decision = decision[: clause.start()]
+            by: By = "assistant"
+            yield _Found(message.line, _record(decision, rationale, _alternatives(decision), confidence, by))
+
+
+def _phrased_rationale(sentence: Sentence, decision: str, following: Sentence | None) -> str:
+    """The reason clause ("because…"), or after "X would have worked, but…" the but-clause and the
+    rest of the paragraph, or a next sentence that reads as a reason ("That way…")."""
+    if _WEIGHED.search(sentence.prose):
+        but = re.search(r",?\s+but\s+(.+)$", decision)
+        parts = [but.group(1)] if but else []
+        if following is not None and not _CHOICE.search(following.prose):
+            parts.append(following.text)
+        return " ".join(parts)
+    clause = _RATIONALE_CLAUSE.search(decision)
+    if clause and clause.start() > 0:
+        return decision[clause.end() :]
+    if following is not None and _RATIONALE_NEXT.search(following.prose):
+        return following.text
+    return ""
 
 
 def is_decision(sentence: Sentence) -> bool:
@@ -546,7 +570,7 @@ def phrased_confidence(sentence: Sentence) -> float | None:
     prose = sentence.prose.strip()
     if prose.endswith("?") or _NOT_A_STATEMENT.search(prose) or _DIAGNOSIS.search(prose):
         return None
-    if _WEIGHED.search(prose) or _KEPT.search(prose):
+    if _WEIGHED.search(prose) or _KEPT.search(prose) or _JUDGED.search(prose):
         return STATED
     if not (_CHOICE.search(prose) or _OVER_CHOICE.search(prose)):
         return None

@@ -296,6 +296,18 @@ def test_turned_down_tool_call_with_what_to_do_instead(tmp_path: Path) -> None:
         ),
         ("I'll use RS256 rather than HS256.", "I'll use RS256 rather than HS256", ["HS256"], INTENDED),
         (
+            "The correct approach uses only `errors.As()` with an if/else chain.",
+            "The correct approach uses only errors.As() with an if/else chain",
+            None,
+            STATED,
+        ),
+        (
+            "For writes, `workspace-write` is the correct replacement.",
+            "For writes, workspace-write is the correct replacement",
+            None,
+            STATED,
+        ),
+        (
             "The alternative would have been pinning the cache to a temp dir, but the ignore entry is simpler.",
             "The alternative would have been pinning the cache to a temp dir, but the ignore entry is simpler",
             ["pinning the cache to a temp dir"],
@@ -308,6 +320,16 @@ def test_phrasings(
 ) -> None:
     [record] = _decisions(tmp_path, text)
     assert (record.decision, record.alternatives, record.confidence) == (decision, alternatives, confidence)
+
+
+def test_would_have_worked_but_takes_the_rest_of_the_paragraph_as_rationale(tmp_path: Path) -> None:
+    [record] = _decisions(
+        tmp_path,
+        "Moving the step would also have worked, but it hides the conflict. "
+        "With the cache in a temp dir, nothing trips over it.\n\nThe change is uncommitted.",
+    )
+    assert record.rationale == "It hides the conflict. With the cache in a temp dir, nothing trips over it"
+    assert record.alternatives == ["Moving the step"]
 
 
 def test_rationale_from_the_clause_or_the_next_sentence(tmp_path: Path) -> None:
@@ -334,6 +356,8 @@ def test_rationale_from_the_clause_or_the_next_sentence(tmp_path: Path) -> None:
         "I'll iterate over the keys.",  # "over" without a choice
         "Replaced the intro section with a shorter one.",  # an edit reported, not a choice
         "I'll help you redact secrets instead of blocking commits.",  # the request restated
+        "The simpler solution is to disable the workflow, or make it manual only.",  # still two options
+        "Here's the correct approach:",  # announces, does not say
     ],
 )
 def test_not_decisions(text: str) -> None:
