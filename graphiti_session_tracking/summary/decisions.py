@@ -341,7 +341,8 @@ def _rejections(session: Session) -> Iterator[_Found]:
 
 _ACCEPT = re.compile(
     r"^(?:yes|yep|yeah|ok|okay|sure|sounds good|go ahead|go for it|do it|agreed|please do|proceed|"
-    r"let'?s do (?:it|that)|do that|that works|perfect)\b[\s,.!]*(?:please|go ahead|do it|thanks?)?[\s.!]*$",
+    r"let'?s do (?:it|that)|do that|that works|perfect)\b(?:[\s,.!]*(?:please|go ahead|do it|thanks?)?[\s.!]*$|"
+    r"[,.!]?\s+and\b)",  # "yes, and push it too": accepted, with more to do
     re.IGNORECASE,
 )
 _PICK = re.compile(
@@ -368,7 +369,7 @@ def _picked_or_accepted(session: Session) -> Iterator[_Found]:
             previous = message
         elif message.is_human and not message.tool_results:
             reply = message.text.strip()
-            if previous is not None and len(reply) <= 60:
+            if previous is not None and len(reply) <= 100:
                 found = _choice(previous.text, reply)
                 if found is not None:
                     yield _Found(previous.line, found)
@@ -391,11 +392,29 @@ def _choice(offer: str, reply: str) -> DecisionRecord | None:
         )
         if proposal is not None:
             text = _RECOMMENDED.sub(" ", proposal.text).strip()
+            if text.endswith(":"):
+                text = f"{text} {_code_after(offer, text)}".strip()
             text = re.sub(
                 r"^(?:my )?recommend(?:ation|ed(?: approach| option)?)?\s*:\s*", "", text, flags=re.I
             )
             return _record(text, "", _alternatives(text), ACCEPTED, "assistant")
     return None
+
+
+def _code_after(text: str, sentence: str) -> str:
+    """The first line of the code block that a sentence ending in ':' introduces ('' if none)."""
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        if plain(line).endswith(sentence):
+            rest = [x.strip() for x in lines[index + 1 :] if x.strip()]
+            if (
+                len(rest) >= 2
+                and rest[0].startswith(("```", "~~~"))
+                and not rest[1].startswith(("```", "~~~"))
+            ):
+                return rest[1] if len(rest[1]) <= 120 else ""
+            return ""
+    return ""
 
 
 def _options(text: str) -> list[tuple[str, str]]:

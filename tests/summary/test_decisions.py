@@ -245,6 +245,16 @@ def test_recommendation_the_user_accepted(tmp_path: Path) -> None:
     assert (record.confidence, record.by) == (ACCEPTED, "assistant")
 
 
+def test_accepted_proposal_that_introduces_code(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Can the literals go?")
+    t.say("Yes. Cast instead of duplicate literal:\n\n```go\nNewLanguage(string(RUST))\n```\n\nWant me to?")
+    t.user("yes, and push it too")
+    [record] = extract_decisions(t.read(tmp_path))
+    assert record.decision == "Cast instead of duplicate literal: NewLanguage(string(RUST))"
+    assert (record.alternatives, record.confidence) == (["duplicate literal"], ACCEPTED)
+
+
 def test_recommendation_without_acceptance_is_no_decision(tmp_path: Path) -> None:
     t = TranscriptBuilder()
     t.user("The release is failing, what can we do?")
