@@ -11,6 +11,7 @@ real decision (not how good the decision was):
        assistant's or a sub-agent's prose, or in a sub-agent's answer (by the assistant);
 - 0.85 the user picked one of the options the assistant listed ("option 2", "2", "go with B");
 - 0.8  a recommendation the user accepted ("I recommend X … Want me to?" followed by "yes");
+- 0.8  an item of a "Key decisions" / "Design decisions" list (a closing summary's);
 - 0.8  the approach of an approved plan (ExitPlanMode accepted, or "Implement the following
        plan:"): the sentence under its "Approach" / "Solution" / "Decision" heading, the
        "Context" or "Why" section as rationale, an "Alternative: …" heading as alternative;
@@ -53,6 +54,7 @@ PICKED = 0.85
 ACCEPTED = 0.8
 PLANNED = 0.8
 PLAN_STEP = 0.7
+LISTED = 0.8
 REDIRECTED = 0.7
 STATED = 0.6
 INTENDED = 0.5
@@ -104,6 +106,7 @@ def _every_form(session: Session) -> Iterator[_Found]:
             requests.append(message.text)
         elif message.role == "assistant":
             yield from _marked(message.text, message.line, "")
+            yield from _listed(message.text, message.line)
             yield from _phrased(message, requests)
     for call in session.tool_calls:
         if call.name in ("Task", "Agent") and call.succeeded and call.result is not None:
@@ -469,6 +472,36 @@ def _marked(text: str, line: int, context: str) -> Iterator[_Found]:
         if context:
             decision = f"{context}: {decision}"
         yield _Found(line, _record(decision, rationale, _alternatives(value), MARKED, "assistant"))
+
+
+# --- A "Key decisions" list, as in a closing summary -------------------------------------------
+
+_DECISIONS_HEADING = re.compile(
+    r"^(?:(?:key|main|major|design|technical|architectural|architecture|important)\s+)?decisions?"
+    r"(?:\s+(?:made|taken))?\s*:?$",
+    re.IGNORECASE,
+)
+_ITEM_REASON = re.compile(r"\s+[-–—]\s+|,?\s+(?:because|since|so that)\s+", re.IGNORECASE)
+
+
+def _listed(text: str, line: int) -> Iterator[_Found]:
+    inside = False
+    for raw in prose_lines(text):
+        item = _LIST_ITEM.match(raw)
+        if item is None:
+            title = plain(raw).strip().rstrip(":").strip()
+            inside = bool(_DECISIONS_HEADING.match(title + ":")) if title else inside
+            continue
+        if not inside or raw[: len(raw) - len(raw.lstrip())].count(" ") >= 2:  # nested detail
+            continue
+        body = plain(item.group(1)).strip()
+        if not body or body.endswith("?"):
+            continue
+        reason = _ITEM_REASON.search(body)
+        decision, rationale = (body[: reason.start()], body[reason.end() :]) if reason else (body, "")
+        decision = decision.rstrip(":").strip()
+        if decision:
+            yield _Found(line, _record(decision, rationale, _alternatives(decision), LISTED, "assistant"))
 
 
 # --- Phrasing: a choice stated in prose ---------------------------------------------------------

@@ -14,6 +14,7 @@ from graphiti_session_tracking.summary.decisions import (
     ACCEPTED,
     ASKED,
     INTENDED,
+    LISTED,
     MARKED,
     MAX_DECISIONS,
     PICKED,
@@ -212,6 +213,20 @@ def test_sub_agent_prose_reads_like_the_main_thread(tmp_path: Path) -> None:
 
 def test_template_marker_is_no_decision(tmp_path: Path) -> None:
     assert _decisions(tmp_path, "Decision: [APPROVE / REQUEST CHANGES]", "Verdict: <your verdict>") == []
+
+
+def test_key_decisions_list_of_a_closing_summary(tmp_path: Path) -> None:
+    records = _decisions(
+        tmp_path,
+        "## Summary\n\nAll done.\n\n**Key decisions:**\n"
+        "- Kept the SQLite store — the data is tiny\n  - measured at 3 MB\n"
+        "- Used httpx instead of requests because it has timeouts by default\n\n"
+        "## Next steps\n\n- Add a migration",
+    )
+    assert [(r.decision, r.rationale, r.alternatives, r.confidence) for r in records] == [
+        ("Kept the SQLite store", "The data is tiny", None, LISTED),
+        ("Used httpx instead of requests", "It has timeouts by default", ["requests"], LISTED),
+    ]
 
 
 def test_user_picks_a_listed_option(tmp_path: Path) -> None:
