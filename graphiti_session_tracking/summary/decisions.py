@@ -439,7 +439,7 @@ def _options(text: str) -> list[tuple[str, str]]:
 
 _MARKER = re.compile(
     r"^\s*(?:[-*+]\s+)?(?:#{1,6}\s+)?(?:\*\*|__)?"
-    r"(decision|final decision|decided|verdict|chosen approach|chosen option|resolution)"
+    r"(decision|final decision|decided|verdict|chosen approach|chosen option)"
     r"(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(.*)$",
     re.IGNORECASE,
 )
@@ -465,9 +465,7 @@ def _marked(text: str, line: int, context: str) -> Iterator[_Found]:
             rationale = plain(why.group(1))
         kind = marker.group(1).lower()
         decision = (
-            value
-            if kind in ("decision", "final decision", "decided", "resolution")
-            else f"{kind.capitalize()}: {value}"
+            value if kind in ("decision", "final decision", "decided") else f"{kind.capitalize()}: {value}"
         )
         if context:
             decision = f"{context}: {decision}"
