@@ -19,9 +19,15 @@ real decision (not how good the decision was):
        avoid duplicating the logic", "… instead of a fixed path");
 - 0.7  the user turned down a tool call and said what to do instead ("use X instead of Y");
 - 0.6  a statement of a choice already made, in the first person or past tense: "Used X
-       instead of Y", "I went with X over Y", "switched from X to Y", "replaced X with Y",
-       "made X optional";
-- 0.5  the same phrasings as intent ("I'll use X rather than Y").
+       instead of Y", "I went with X over Y", "switched from X to Y", "made X optional",
+       "replaced X with Y because…" (without a reason or an alternative, a report of an edit);
+       one option weighed against another: "X would also have worked, but…", "the alternative
+       would have been X, but…", "the simpler fix is to…", "X is the correct replacement",
+       "…, so I left them unchanged";
+- 0.5  the same phrasings as intent ("I'll use X rather than Y", "I need to use X instead of Y").
+
+Several forms of one choice (a plan's approach, then "I'll use X instead of Y") are one decision,
+the surest kept. A session keeps at most MAX_DECISIONS, the surest first.
 
 Not decisions: questions and offers ("should I…", "if you'd rather…"), the user's request restated
 by the assistant ("I'll help you redact secrets instead of blocking" after the user asked for
@@ -48,13 +54,14 @@ _RATIONALE_LIMIT = 300
 _ALTERNATIVE_WORDS = 8
 _ALTERNATIVE_LIMIT = 80
 
+# The confidence of each form (the scale in the module docstring).
 ASKED = 0.9
 MARKED = 0.9
 PICKED = 0.85
 ACCEPTED = 0.8
+LISTED = 0.8
 PLANNED = 0.8
 PLAN_STEP = 0.7
-LISTED = 0.8
 REDIRECTED = 0.7
 STATED = 0.6
 INTENDED = 0.5
