@@ -1,7 +1,7 @@
 # The two front-door commands (see README):
 #   make run   set up, ingest the bundled example transcripts into the embedded FalkorDB Lite,
 #              show what landed and one query
-#   make test  set up (Python venv, FalkorDB Lite, the Neo4j test server) and run ruff, mypy, pytest
+#   make test  set up (Python venv, FalkorDB Lite, the Neo4j test server) and run ruff, mypy, the import-layer contract, pytest
 SHELL := /bin/bash
 VENV := .venv
 BIN := $(VENV)/bin
@@ -27,6 +27,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 neo4j-test-server: $(STAMP)
 	scripts/ensure-java-maven

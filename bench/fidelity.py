@@ -112,7 +112,7 @@ def decision_score(summary: EnhancedSessionSummary, labels: list[dict[str, Any]]
 
 
 def _same_file(a: str, b: str) -> bool:
-    a, b = a.replace("\\", "/").lstrip("./"), b.replace("\\", "/").lstrip("./")
+    a, b = (re.sub(r"^(?:\./)+", "", path.replace("\\", "/")) for path in (a, b))
     return a == b or a.endswith("/" + b) or b.endswith("/" + a)
 
 

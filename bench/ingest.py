@@ -29,8 +29,8 @@ from graphiti_session_tracking.graph.backends import Backend, open_backend  # no
 from graphiti_session_tracking.graph.mapping import map_summary  # noqa: E402
 from graphiti_session_tracking.graph.schema import Label  # noqa: E402
 from graphiti_session_tracking.graph.writer import SessionGraphWriter, _Batch, _param  # noqa: E402
-from graphiti_session_tracking.ingest import ingest_paths  # noqa: E402
-from graphiti_session_tracking.ledger import Ledger  # noqa: E402
+from graphiti_session_tracking.pipeline.ledger import Ledger  # noqa: E402
+from graphiti_session_tracking.pipeline.write import ingest_paths  # noqa: E402
 from graphiti_session_tracking.summary import (  # noqa: E402
     ConfigChange,
     DecisionRecord,
@@ -158,6 +158,7 @@ async def measure(config: GraphConfig, sessions: int, groups: int) -> None:
                 assert again.skipped == sessions
             write_only = await _writer_only(backend, summaries)
             raw = await raw_write(backend, summaries, 200)
+            linked, apart = await _history_cost(backend, groups, tag)
     print(f"[{config.backend}] {sessions} summaries in {groups} projects")
     print(
         f"  ingest from .json files (read, validate, map, write, ledger): {first:.2f}s = {sessions / first:.0f}/s (goal >= 200)"
@@ -169,6 +170,11 @@ async def measure(config: GraphConfig, sessions: int, groups: int) -> None:
         f"  raw UNWIND CREATE of the same rows: {raw:.2f}s; ratio write/raw = {write_only / raw:.2f} (goal <= 1.5)"
     )
     print(f"  unchanged re-run: {rerun:.3f}s, {first / rerun:.0f}x faster than the first run (goal >= 50)")
+    print(
+        f"  history (settings re-dated, errors linked SEEN_BEFORE): {linked:.2f}s for {HISTORY_SESSIONS} sessions "
+        f"that share a setting and an error, {apart:.2f}s when nothing is shared: "
+        f"{(linked - apart) / HISTORY_SESSIONS * 1000:.2f}s per 1,000 sessions, ratio {linked / apart:.2f} (goal <= 1.1)"
+    )
 
 
 async def _writer_only(backend: Backend, summaries: list[EnhancedSessionSummary]) -> float:
@@ -177,6 +183,44 @@ async def _writer_only(backend: Backend, summaries: list[EnhancedSessionSummary]
     started = time.perf_counter()
     await SessionGraphWriter(backend).ingest_many(changed)
     return time.perf_counter() - started
+
+
+HISTORY_SESSIONS = 1000
+
+
+async def _history_cost(backend: Backend, groups: int, tag: str) -> tuple[float, float]:
+    """The same sessions written twice into fresh groups: every one changing one setting and hitting
+    one error of the same signature (so each re-dates a chain and links up to 10 earlier errors),
+    then each with a setting and an error of its own (nothing to re-date or link)."""
+    shared = [
+        s.model_copy(
+            update={
+                "errors_resolved": [
+                    e.model_copy(update={"error": "KeyError: 'field'"}) for e in s.errors_resolved or []
+                ]
+            }
+        )
+        for s in generate(HISTORY_SESSIONS, groups, f"h{tag}")
+    ]
+    alone = [
+        s.model_copy(
+            update={
+                "config_changes": [
+                    c.model_copy(update={"setting": f"tool.ruff.s{i}"}) for c in s.config_changes or []
+                ],
+                "errors_resolved": [
+                    e.model_copy(update={"error": f"KeyError{i}: x"}) for e in s.errors_resolved or []
+                ],
+            }
+        )
+        for i, s in enumerate(generate(HISTORY_SESSIONS, groups, f"a{tag}"))
+    ]
+    times = []
+    for summaries in (shared, alone):
+        started = time.perf_counter()
+        await SessionGraphWriter(backend).ingest_many(summaries)
+        times.append(time.perf_counter() - started)
+    return times[0], times[1]
 
 
 def main() -> None:

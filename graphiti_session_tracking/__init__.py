@@ -21,8 +21,9 @@ if TYPE_CHECKING:
     from .graph.backends import Backend, BackendError, BackendLost, open_backend
     from .graph.queries import run_query
     from .graph.writer import SessionGraphWriter, WriteResult
-    from .ingest import IngestReport, ingest_paths
     from .legacy import MigrationReport, migrate_legacy
+    from .pipeline.reports import IngestReport
+    from .pipeline.write import ingest_paths
     from .summary import EnhancedSessionSummary, extract_summary, summarize_session
     from .transcripts import Session, read_transcript
 
@@ -31,7 +32,8 @@ _HOMES = {
     ".graph.backends": ("Backend", "BackendError", "BackendLost", "open_backend"),
     ".graph.queries": ("run_query",),
     ".graph.writer": ("SessionGraphWriter", "WriteResult"),
-    ".ingest": ("IngestReport", "ingest_paths"),
+    ".pipeline.reports": ("IngestReport",),
+    ".pipeline.write": ("ingest_paths",),
     ".legacy": ("MigrationReport", "migrate_legacy"),
     ".summary": ("EnhancedSessionSummary", "extract_summary", "summarize_session"),
     ".transcripts": ("Session", "read_transcript"),

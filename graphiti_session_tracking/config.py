@@ -17,6 +17,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .group_id import PATTERN as GROUP_ID_PATTERN
+
 GRAPHITI_HOME = Path(os.environ.get("GRAPHITI_HOME", str(Path.home() / ".graphiti")))
 
 
@@ -100,9 +102,6 @@ class PromptsConfig(_Strict):
     a path to a .md file, or the template text itself."""
 
     session_summary: str = Field(default="default", description="Template of the session summary prompt.")
-    tool_results: str = Field(default="default", description="Template for summarizing tool results.")
-    user_messages: str = Field(default="default", description="Template for summarizing user messages.")
-    agent_messages: str = Field(default="default", description="Template for summarizing agent messages.")
     max_summary_chars: int = Field(default=500, gt=0, description="Soft length limit given to the model.")
 
 
@@ -170,7 +169,7 @@ class AppConfig(_Strict):
     watch: WatchConfig = Field(default_factory=WatchConfig)
     group_id: str | None = Field(
         default=None,
-        pattern=r"^[A-Za-z0-9_]+$",
+        pattern=GROUP_ID_PATTERN,
         description="Fixed group (project) id; default: derived from each session's project path.",
     )
 

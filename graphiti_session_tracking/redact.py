@@ -27,12 +27,9 @@ import posixpath
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from graphiti_session_tracking.summary.model import EnhancedSessionSummary
-
-__all__ = ["Redactor", "is_secret_key", "redact_mapping", "redact_summary"]
+__all__ = ["Redactor", "is_secret_key", "redact_mapping"]
 
 _PLACEHOLDER = re.compile(r"\[REDACTED:[^\]\s]+\]")
 _PLACEHOLDER_TEXT = r"\[REDACTED:[^\]\s]+\]"
@@ -402,44 +399,3 @@ class Redactor:
 def redact_mapping(obj: Any, redactor: Redactor | None = None, context: str | None = None) -> Any:
     """A redacted copy of nested dict/list data (tool inputs, parsed JSON); keys are kept."""
     return (redactor or Redactor()).redact_mapping(obj, context)
-
-
-_SUMMARY_SKIP = frozenset({"outcome", "generated_by", "activity_vector", "config_changes"})
-
-
-def redact_summary(summary: EnhancedSessionSummary, redactor: Redactor) -> EnhancedSessionSummary:
-    """A copy of `summary` with every string field of it and its records redacted.
-
-    Config changes keep `file` and `setting` readable; their old and new values are redacted as
-    values of that setting in that file, so the key-name and `.env` rules apply to them.
-    """
-    # Imported here: summary/ imports this module to redact what it produces.
-    from graphiti_session_tracking.summary.config_changes import REMOVED
-    from graphiti_session_tracking.summary.model import EnhancedSessionSummary
-
-    data = summary.model_dump()
-    for field, value in data.items():
-        if field not in _SUMMARY_SKIP:
-            data[field] = _redact_plain(value, redactor)
-    changes: list[dict[str, Any]] = []
-    for change in data.get("config_changes") or []:
-        file, setting = change["file"], change["setting"]
-        for name in ("old_value", "new_value"):
-            if change[name] is not None and change[name] != REMOVED:
-                change[name] = redactor.redact_value(change[name], setting, file)
-        change["reason"] = redactor.redact(change["reason"])
-        changes.append(change)
-    if summary.config_changes is not None:
-        data["config_changes"] = changes
-    return EnhancedSessionSummary.model_validate(data)
-
-
-def _redact_plain(value: Any, redactor: Redactor) -> Any:
-    """Free text: every string redacted with the text rules (dict keys are field names, not settings)."""
-    if isinstance(value, str):
-        return redactor.redact(value)
-    if isinstance(value, list):
-        return [_redact_plain(v, redactor) for v in value]
-    if isinstance(value, dict):
-        return {k: _redact_plain(v, redactor) for k, v in value.items()}
-    return value

@@ -413,14 +413,14 @@ def test_query_and_search_help_has_an_example(command: list[str]) -> None:
 def test_a_long_table_shows_its_first_rows_and_says_how_many_more(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from graphiti_session_tracking.cli import TABLE_ROWS, _print_table
+    from graphiti_session_tracking.cli.query import TABLE_ROWS, print_table
 
     rows = [{"path": f"src/[REDACTED:x]/m{i:03d}.py", "sessions": 1} for i in range(TABLE_ROWS + 7)]
-    _print_table(rows, title="files")
+    print_table(rows, title="files")
     out = capsys.readouterr().out
     assert f"files ({TABLE_ROWS}; more exist)" in out
     assert "m000.py" in out and f"m{TABLE_ROWS - 1:03d}.py" in out and f"m{TABLE_ROWS:03d}.py" not in out
     assert "[REDACTED:x]" in out  # brackets in data are text, not markup
     assert "more rows: --limit N" in out
-    _print_table(rows, title="files", limit=len(rows))
+    print_table(rows, title="files", limit=len(rows))
     assert "more rows" not in capsys.readouterr().out

@@ -8,13 +8,14 @@ from typing import Any
 import pytest
 from conftest import TRANSCRIPTS
 
-from graphiti_session_tracking.redact import Redactor, is_secret_key, redact_mapping, redact_summary
+from graphiti_session_tracking.redact import Redactor, is_secret_key, redact_mapping
 from graphiti_session_tracking.summary.model import (
     ConfigChange,
     DecisionRecord,
     EnhancedSessionSummary,
     ErrorResolution,
 )
+from graphiti_session_tracking.summary.redaction import redact_summary
 from graphiti_session_tracking.transcripts import read_transcript
 
 # Seeded secrets (fake, but in the real formats).

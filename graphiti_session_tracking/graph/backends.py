@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphiti_session_tracking.config import GraphConfig
+from graphiti_session_tracking.group_id import GroupId, is_group_id
 
+from .dialect import Dialect, dialect_of
 from .falkordblite import EmbeddedError, EmbeddedFalkor, check_database_file
-from .schema import validate_group_id
 
 if TYPE_CHECKING:
     from graphiti_core.driver.driver import GraphDriver
@@ -81,9 +82,13 @@ class Backend:
     _embedded: EmbeddedFalkor | None = None
 
     @property
+    def dialect(self) -> Dialect:
+        return dialect_of(self.kind)
+
+    @property
     def graph_per_group(self) -> bool:
         """FalkorDB keeps each group in its own graph; Neo4j keeps all groups in one database."""
-        return self.kind != "neo4j"
+        return self.dialect.graph_per_group
 
     @property
     def driver(self) -> GraphDriver:
@@ -95,7 +100,7 @@ class Backend:
     async def driver_for(self, group_id: str) -> GraphDriver:
         """The driver that reads and writes `group_id`, with Graphiti's indices built once (by
         writers only: a reader of a group that has data finds them built)."""
-        validate_group_id(group_id)
+        GroupId(group_id)
         if not self.graph_per_group:
             return self.driver
         cached = self._group_drivers.get(group_id)
@@ -111,7 +116,7 @@ class Backend:
         """Rows of a read-only query on one group's graph (FalkorDB) or the database (Neo4j;
         `group_id` is then only a query parameter)."""
         if group_id is not None:
-            validate_group_id(group_id)  # before any Cypher, on every backend
+            GroupId(group_id)  # before any Cypher, on every backend
         if self.graph_per_group:
             if group_id is None:
                 raise ValueError("FalkorDB keeps each group in its own graph: name the group")
@@ -125,7 +130,7 @@ class Backend:
         """Every group that has data; on FalkorDB, the graphs in the database."""
         if self.graph_per_group:
             graphs: list[str] = await self.client.list_graphs()
-            return sorted(g for g in graphs if _GROUP_RE.fullmatch(g))
+            return sorted(g for g in graphs if is_group_id(g))
         rows = await self.read(
             None, "MATCH (n:Episodic) RETURN DISTINCT n.group_id AS group_id ORDER BY group_id", {}
         )
@@ -159,9 +164,6 @@ class Backend:
                 await self.client.close()
         if self._embedded is not None:
             await self._embedded.close()
-
-
-_GROUP_RE = re.compile(r"[A-Za-z0-9_]+")
 
 
 async def _cancel_init_task(driver: GraphDriver) -> None:

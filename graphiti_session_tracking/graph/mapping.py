@@ -17,6 +17,7 @@ from graphiti_core.edges import EntityEdge, EpisodicEdge
 from graphiti_core.nodes import EntityNode, EpisodeType, EpisodicNode
 
 from graphiti_session_tracking.summary import EnhancedSessionSummary
+from graphiti_session_tracking.summary.errors import error_signature
 
 from .schema import (
     EPISODE_SOURCE_DESCRIPTION,
@@ -263,6 +264,7 @@ def _map_records(
                 root_cause=error.root_cause,
                 fix=error.fix,
                 verification=error.verification,
+                signature=error_signature(error.error),
                 session_id=summary.session_id,
             ),
         )

@@ -2,7 +2,7 @@
 
 Each query is one parameterized Cypher text that runs unchanged on Neo4j and FalkorDB; only the
 types of time parameters differ (Neo4j stores edge times as DateTime, FalkorDB as ISO strings),
-and that conversion lives here, keyed on `backend.kind`.
+and that conversion lives here, asked of `backend.dialect`.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 from graphiti_session_tracking.activity import ACTIVITY_DIMENSIONS, DOMINANT_THRESHOLD
 
 from .backends import Backend
+from .dialect import Dialect
 from .schema import iso_time
 
 QUERY_NAMES = ("decisions", "errors", "config-changes", "files", "sessions", "tests", "session")
@@ -24,8 +25,8 @@ QUERY_NAMES = ("decisions", "errors", "config-changes", "files", "sessions", "te
 # The filters each query takes (besides group_id and limit); all default to null (no filter).
 QUERY_FILTERS: dict[str, tuple[str, ...]] = {
     "decisions": ("file", "text", "since", "until", "session", "min_confidence"),
-    "errors": ("text", "root_cause", "file", "since", "until", "session"),
-    "config-changes": ("setting", "file", "since", "until", "session"),
+    "errors": ("text", "root_cause", "file", "since", "until", "session", "seen_before"),
+    "config-changes": ("setting", "file", "since", "until", "session", "current"),
     "files": ("since", "until"),
     "sessions": ("activity", "text", "since", "until"),
     "tests": ("session", "since", "until"),
@@ -83,12 +84,12 @@ def parse_time(value: str | date | datetime, end_of_day: bool = False) -> dateti
     return parsed.astimezone(UTC)
 
 
-def time_param(moment: datetime, kind: str) -> Any:
+def time_param(moment: datetime, dialect: Dialect) -> Any:
     """Edge valid_at is a DateTime on Neo4j (compare with a datetime) and ISO text on FalkorDB."""
-    return moment if kind == "neo4j" else moment.isoformat()
+    return dialect.time(moment)
 
 
-def query_params(kind: str, name: str, filters: Mapping[str, Any]) -> dict[str, Any]:
+def query_params(dialect: Dialect, name: str, filters: Mapping[str, Any]) -> dict[str, Any]:
     """The Cypher parameters of a query from its filters (missing ones are null)."""
     allowed = QUERY_FILTERS[name]
     unknown = sorted(set(filters) - set(allowed))
@@ -101,7 +102,7 @@ def query_params(kind: str, name: str, filters: Mapping[str, Any]) -> dict[str, 
     for key in ("since", "until"):
         raw = values.get(key)
         moment = None if raw is None else parse_time(raw, end_of_day=key == "until")
-        params[key] = None if moment is None else time_param(moment, kind)
+        params[key] = None if moment is None else time_param(moment, dialect)
         # Session start and end are fixed-format UTC text on both backends.
         params[f"{key}_text"] = iso_time(moment)
     raw_floor = values.get("min_confidence")
@@ -157,7 +158,7 @@ async def run_query(
     if limit is not None and limit < 1:
         raise QueryError("limit must be at least 1")
     params = {
-        **query_params(backend.kind, name, filters),
+        **query_params(backend.dialect, name, filters),
         "group_id": group_id,
         "limit": NO_LIMIT if limit is None else limit,
     }

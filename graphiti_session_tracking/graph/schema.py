@@ -1,4 +1,4 @@
-"""The graph contract: the fixed set of labels and relation names, uuid keys and group ids.
+"""The graph contract: the fixed set of labels and relation names, uuid keys, the group of a summary.
 
 Every label and relation name that reaches a Cypher text comes from the enums here; everything
 else travels as a query parameter.
@@ -6,13 +6,12 @@ else travels as a query parameter.
 
 from __future__ import annotations
 
-import hashlib
-import re
 import uuid
 from datetime import UTC, datetime
 from enum import StrEnum
-from pathlib import PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING
+
+from graphiti_session_tracking.group_id import GroupId
 
 if TYPE_CHECKING:
     from graphiti_session_tracking.summary.model import EnhancedSessionSummary
@@ -47,6 +46,8 @@ class Relation(StrEnum):
     CONFIG_IN_FILE = "CONFIG_IN_FILE"
     AFFECTS_FILE = "AFFECTS_FILE"
     CONTINUES = "CONTINUES"
+    SEEN_BEFORE = "SEEN_BEFORE"  # an ErrorResolution to an earlier one of the same signature (same project)
+    SUPERSEDES = "SUPERSEDES"  # a Decision to an earlier one about the same subject that it replaces
     REFERENCED_DOC = "REFERENCED_DOC"  # Session to a File it consulted (legacy documentation_referenced)
 
 
@@ -56,42 +57,13 @@ SHARED_LABELS = frozenset({Label.FILE, Label.TOOL})
 EPISODE_SOURCE_DESCRIPTION = "graphiti-sessions summary"
 
 _NAMESPACE = uuid.UUID("5d1b6f0e-9a57-4c1e-8f0e-6a7c2f4b9e31")
-_GROUP_ID_RE = re.compile(r"^[A-Za-z0-9_]{1,128}$")
 
 
-class InvalidGroupIdError(ValueError):
-    """Group ids are restricted to [A-Za-z0-9_] (FalkorDB full-text search breaks on others)."""
-
-
-def validate_group_id(group_id: str) -> str:
-    if not _GROUP_ID_RE.fullmatch(group_id):
-        raise InvalidGroupIdError(
-            f"invalid group id {group_id!r}: use 1 to 128 characters of A-Z, a-z, 0-9 and _"
-        )
-    return group_id
-
-
-def group_id_for_project(project_path: str) -> str:
-    """A readable, stable group id for a project folder: its name plus a short hash of the path.
-
-    The hash keeps two projects with the same folder name apart.
-    """
-    if re.match(r"^(?:[A-Za-z]:[\\/]|\\\\)", project_path):  # Windows: any case, any slash
-        clean = PureWindowsPath(project_path).as_posix().rstrip("/").lower()
-        base = PureWindowsPath(project_path).name
-    else:
-        clean = project_path.rstrip("/") or "/"
-        base = PurePosixPath(clean).name
-    name = re.sub(r"[^A-Za-z0-9_]+", "_", base).strip("_") or "root"
-    digest = hashlib.sha1(clean.encode("utf-8")).hexdigest()[:8]
-    return f"{name[:48]}_{digest}"
-
-
-def resolve_group_id(summary: EnhancedSessionSummary, group_id: str | None) -> str:
+def resolve_group_id(summary: EnhancedSessionSummary, group_id: str | None) -> GroupId:
     """The group a summary goes to: the one asked for (checked), else its project's."""
     if group_id is not None:
-        return validate_group_id(group_id)
-    return group_id_for_project(summary.project_path or "unknown-project")
+        return GroupId(group_id)
+    return GroupId.for_project(summary.project_path or "unknown-project")
 
 
 def entity_uuid(group_id: str, label: Label, key: str) -> str:

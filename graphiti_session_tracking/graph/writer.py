@@ -20,11 +20,31 @@ from graphiti_core.edges import EntityEdge, EpisodicEdge
 from graphiti_core.embedder.client import EmbedderClient
 from graphiti_core.nodes import EntityNode
 
+from graphiti_session_tracking.redact import Redactor
 from graphiti_session_tracking.summary import EnhancedSessionSummary
+from graphiti_session_tracking.summary.redaction import redact_summary
 
 from .backends import Backend, BackendLost, is_connection_loss
+from .dialect import Dialect
+from .history import (
+    DECISIONS_OF_QUERY,
+    ERRORS_OF_QUERY,
+    HISTORY_SECTIONS,
+    OLD_HISTORY_QUERY,
+    History,
+    seen_before_edges,
+    supersedes_edges,
+)
 from .mapping import SessionGraph, content_hash, continues_edge, map_summary
-from .schema import SHARED_LABELS, Label, Relation, entity_uuid, episode_uuid, iso_time, resolve_group_id
+from .schema import (
+    SHARED_LABELS,
+    Label,
+    Relation,
+    entity_uuid,
+    episode_uuid,
+    iso_time,
+    resolve_group_id,
+)
 
 DEFAULT_BATCH_SIZE = 200
 
@@ -44,8 +64,8 @@ def _param(label: Label) -> str:
     return f"nodes_{label.value}"
 
 
-def _entity_sections(kind: str) -> list[str]:
-    vector = "vecf32(row.embedding)" if kind != "neo4j" else "row.embedding"
+def _entity_sections(dialect: Dialect) -> list[str]:
+    vector = dialect.vector("row.embedding")
     sections = []
     for label in Label:
         if label in SHARED_LABELS:
@@ -75,11 +95,11 @@ _REMOVE_STALE = [
 ]
 
 
-def _write_sections(kind: str) -> list[str]:
-    vector = "vecf32(row.embedding)" if kind != "neo4j" else "row.embedding"
+def _write_sections(dialect: Dialect) -> list[str]:
+    vector = dialect.vector("row.embedding")
     return [
         "UNWIND $episodes AS row MERGE (ep:Episodic {uuid: row.uuid}) SET ep = row",
-        *_entity_sections(kind),
+        *_entity_sections(dialect),
         "UNWIND $edges AS row MATCH (a:Entity {uuid: row.source}) MATCH (b:Entity {uuid: row.target}) "
         "MERGE (a)-[r:RELATES_TO {uuid: row.uuid}]->(b) SET r = row.props "
         f"FOREACH (_ IN CASE WHEN row.embedding IS NULL THEN [] ELSE [1] END | SET r.fact_embedding = {vector})",
@@ -103,10 +123,10 @@ _LOCK_GROUP = (
 )
 
 
-def write_query(kind: str) -> str:
-    """The batch write statement for a backend kind ("neo4j" or a FalkorDB one)."""
-    lock = [_LOCK_GROUP] if kind == "neo4j" else []
-    return _chain([*lock, *_REMOVE_STALE, *_RELINK, *_write_sections(kind)])
+def write_query(dialect: Dialect) -> str:
+    """The batch write statement in a database's dialect."""
+    lock = [_LOCK_GROUP] if dialect.group_lock else []
+    return _chain([*lock, *_REMOVE_STALE, *_RELINK, *_write_sections(dialect), *HISTORY_SECTIONS])
 
 
 EXISTING_QUERY = (
@@ -161,6 +181,10 @@ class _Batch:
     graphs: list[SessionGraph] = field(default_factory=list)
     replaced: list[dict[str, Any]] = field(default_factory=list)
     relinked: list[tuple[EntityEdge, str | None]] = field(default_factory=list)  # (new edge, old uuid)
+    replaced_ids: list[str] = field(default_factory=list)
+    history: History = field(default_factory=History)  # what the batch re-dates and relinks
+    linked: list[EntityEdge] = field(default_factory=list)  # SEEN_BEFORE and SUPERSEDES edges
+    superseded: list[dict[str, Any]] = field(default_factory=list)  # decisions that no longer hold
 
 
 @dataclass
@@ -180,10 +204,12 @@ class SessionGraphWriter:
         backend: Backend,
         embedder: EmbedderClient | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
+        redactor: Redactor | None = None,
     ) -> None:
         self.backend = backend
         self.embedder = embedder
         self.batch_size = batch_size
+        self.redactor = redactor or Redactor()
 
     async def ingest(self, summary: EnhancedSessionSummary, group_id: str | None = None) -> WriteResult:
         return (await self.ingest_many([summary], group_id=group_id))[0]
@@ -200,6 +226,8 @@ class SessionGraphWriter:
         `on_batch` hears of each batch as soon as it is committed (index into `summaries`, result),
         so a caller can record progress that survives a later failure. A lost connection raises
         `BackendLost` saying how far the run got."""
+        # The one way into the graph, so no secret gets in whoever the caller is (idempotent).
+        summaries = [redact_summary(summary, self.redactor) for summary in summaries]
         results: dict[int, WriteResult] = {}
         by_group: dict[str, list[int]] = {}
         for index, summary in enumerate(summaries):
@@ -226,8 +254,14 @@ class SessionGraphWriter:
         return [results[i] for i in range(len(summaries))]
 
     async def _write_batch(
-        self, driver: GraphDriver, group: str, summaries: list[EnhancedSessionSummary]
+        self,
+        driver: GraphDriver,
+        group: str,
+        summaries: list[EnhancedSessionSummary],
+        removed: History | None = None,
     ) -> list[WriteResult]:
+        """Write one batch of a group's sessions (`removed`: the settings and error signatures of
+        sessions just taken out of the group, whose history is recomputed without them)."""
         uuids = [session_uuid(s, group) for s in summaries]
         records, _, _ = await driver.execute_query(EXISTING_QUERY, uuids=uuids)
         existing = {r["uuid"]: r for r in records}
@@ -259,6 +293,7 @@ class SessionGraphWriter:
             graph = map_summary(summary, group, version, previous.get(summary.session_id))
             batch.graphs.append(graph)
             if old is not None:
+                batch.replaced_ids.append(summary.session_id)
                 batch.replaced.append(
                     {
                         "episode_uuid": graph.episode.uuid,
@@ -280,7 +315,8 @@ class SessionGraphWriter:
                     elsewhere.get(summary.session_id, []),
                 )
             )
-        if batch.graphs or batch.relinked:
+        await self._history(driver, group, batch, removed)
+        if batch.graphs or batch.relinked or batch.history:
             written = {g.session_node.attributes["session_id"] for g in batch.graphs}
             for session_id, (old_uuid, old_target) in timeline.stored.items():
                 target = previous.get(session_id)
@@ -289,7 +325,7 @@ class SessionGraphWriter:
                 edge = continues_edge(group, session_id, timeline.times[session_id], target)
                 batch.relinked.append((edge, old_uuid))
             params = await self._params(batch)
-            await driver.execute_query(write_query(self.backend.kind), group_id=group, **params)
+            await driver.execute_query(write_query(self.backend.dialect), group_id=group, **params)
         await self._remove_moved(elsewhere)
         return results
 
@@ -329,13 +365,19 @@ class SessionGraphWriter:
             records, _, _ = await driver.execute_query(
                 SHARED_OF_QUERY, episodes=[row["episode"] for row in sessions]
             )
+            leaving = History()
+            history, _, _ = await driver.execute_query(
+                OLD_HISTORY_QUERY, session_ids=session_ids, group_id=old_group
+            )
+            leaving.add(history)
             await driver.execute_query(
                 REMOVE_SESSIONS_QUERY,
                 sessions=sessions,
                 shared=[r["uuid"] for r in records],
                 continues=Relation.CONTINUES.value,
             )
-            await self._write_batch(driver, old_group, [])  # relink only: nothing else to write
+            # Relink only: the CONTINUES chain, and the history of the settings and errors that left.
+            await self._write_batch(driver, old_group, [], removed=leaving)
 
     async def _timeline(
         self, driver: GraphDriver, group: str, summaries: list[EnhancedSessionSummary]
@@ -365,7 +407,7 @@ class SessionGraphWriter:
         return _Timeline(previous, stored, times)
 
     async def _params(self, batch: _Batch) -> dict[str, Any]:
-        kind = self.backend.kind
+        dialect = self.backend.dialect
         node_rows: dict[str, dict[str, Any]] = {}
         node_labels: dict[str, Label] = {}
         edges: list[dict[str, Any]] = []
@@ -377,22 +419,23 @@ class SessionGraphWriter:
                     node.uuid,
                     {
                         "uuid": node.uuid,
-                        "created_at": _time(node.created_at, kind),
-                        "props": _node_props(node, kind),
+                        "created_at": _time(node.created_at, dialect),
+                        "props": _node_props(node, dialect),
                     },
                 )
                 node_labels[node.uuid] = Label(node.labels[0])
-            edges += [_edge_row(e, kind) for e in graph.edges]
+            edges += [_edge_row(e, dialect) for e in graph.edges]
             mentions += [
                 {
                     "uuid": m.uuid,
                     "source": m.source_node_uuid,
                     "target": m.target_node_uuid,
-                    "props": _mention_props(m, kind),
+                    "props": _mention_props(m, dialect),
                 }
                 for m in graph.mentions
             ]
-        edges += [_edge_row(edge, kind) for edge, _ in batch.relinked]
+        edges += [_edge_row(edge, dialect) for edge, _ in batch.relinked]
+        edges += [_edge_row(edge, dialect) for edge in batch.linked]
         await self._embed(list(node_rows.values()), edges)
         params: dict[str, Any] = {
             "replaced": batch.replaced,
@@ -400,13 +443,39 @@ class SessionGraphWriter:
                 {"source": edge.source_node_uuid, "old": old, "episode": edge.episodes[0], "new": edge.uuid}
                 for edge, old in batch.relinked
             ],
-            "episodes": [_episode_props(g, kind) for g in batch.graphs],
+            "episodes": [_episode_props(g, dialect) for g in batch.graphs],
             "edges": edges,
             "mentions": mentions,
+            **batch.history.params(batch.linked, batch.superseded),
         }
         for label in Label:
             params[_param(label)] = [row for uuid, row in node_rows.items() if node_labels[uuid] is label]
         return params
+
+    async def _history(self, driver: GraphDriver, group: str, batch: _Batch, removed: History | None) -> None:
+        """What the batch changes in the group's history: the settings to re-date, and every
+        SEEN_BEFORE and SUPERSEDES link of the errors and decisions it touches."""
+        touched = History.of(batch.graphs)
+        if batch.replaced_ids:
+            records, _, _ = await driver.execute_query(
+                OLD_HISTORY_QUERY, session_ids=batch.replaced_ids, group_id=group
+            )
+            touched.add(records)
+        if removed is not None:
+            touched.merge(removed)
+        batch.history = touched
+        rewritten = {g.session_node.attributes["session_id"] for g in batch.graphs}
+        if touched.signatures:
+            records, _, _ = await driver.execute_query(
+                ERRORS_OF_QUERY, signatures=sorted(touched.signatures), group_id=group
+            )
+            batch.linked += seen_before_edges(group, records, batch.graphs, rewritten)
+        if touched.decisions:
+            records, _, _ = await driver.execute_query(DECISIONS_OF_QUERY, group_id=group)
+            edges, batch.superseded = supersedes_edges(group, records, batch.graphs, rewritten)
+            batch.linked += edges
+            for row in batch.superseded:
+                row["at"] = _time(row["at"], self.backend.dialect)
 
     async def _embed(self, nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> None:
         """Embed every name and fact of the batch in one request; without an embedder, none."""
@@ -422,52 +491,49 @@ def session_uuid(summary: EnhancedSessionSummary, group: str) -> str:
     return entity_uuid(group, Label.SESSION, summary.session_id)
 
 
-def _time(value: datetime | None, kind: str) -> Any:
-    """Neo4j stores Graphiti's timestamps as DateTime; FalkorDB as ISO strings."""
-    if value is None:
-        return None
-    return value if kind == "neo4j" else value.isoformat()
+def _time(value: datetime | None, dialect: Dialect) -> Any:
+    return dialect.time(value)
 
 
-def _node_props(node: EntityNode, kind: str) -> dict[str, Any]:
+def _node_props(node: EntityNode, dialect: Dialect) -> dict[str, Any]:
     props: dict[str, Any] = {
         "uuid": node.uuid,
         "name": node.name,
         "group_id": node.group_id,
         "summary": node.summary,
-        "created_at": _time(node.created_at, kind),
+        "created_at": _time(node.created_at, dialect),
     }
     for key, value in node.attributes.items():
         props.setdefault(key, value)
     return props
 
 
-def _edge_row(edge: EntityEdge, kind: str) -> dict[str, Any]:
+def _edge_row(edge: EntityEdge, dialect: Dialect) -> dict[str, Any]:
     return {
         "uuid": edge.uuid,
         "source": edge.source_node_uuid,
         "target": edge.target_node_uuid,
-        "props": _edge_props(edge, kind),
+        "props": _edge_props(edge, dialect),
     }
 
 
-def _edge_props(edge: EntityEdge, kind: str) -> dict[str, Any]:
+def _edge_props(edge: EntityEdge, dialect: Dialect) -> dict[str, Any]:
     return {
         "uuid": edge.uuid,
         "name": edge.name,
         "fact": edge.fact,
         "group_id": edge.group_id,
         "episodes": edge.episodes,
-        "created_at": _time(edge.created_at, kind),
-        "valid_at": _time(edge.valid_at, kind),
+        "created_at": _time(edge.created_at, dialect),
+        "valid_at": _time(edge.valid_at, dialect),
     }
 
 
-def _mention_props(edge: EpisodicEdge, kind: str) -> dict[str, Any]:
-    return {"uuid": edge.uuid, "group_id": edge.group_id, "created_at": _time(edge.created_at, kind)}
+def _mention_props(edge: EpisodicEdge, dialect: Dialect) -> dict[str, Any]:
+    return {"uuid": edge.uuid, "group_id": edge.group_id, "created_at": _time(edge.created_at, dialect)}
 
 
-def _episode_props(graph: SessionGraph, kind: str) -> dict[str, Any]:
+def _episode_props(graph: SessionGraph, dialect: Dialect) -> dict[str, Any]:
     episode = graph.episode
     return {
         "uuid": episode.uuid,
@@ -477,6 +543,6 @@ def _episode_props(graph: SessionGraph, kind: str) -> dict[str, Any]:
         "source_description": episode.source_description,
         "content": episode.content,
         "entity_edges": episode.entity_edges,
-        "created_at": _time(episode.created_at, kind),
-        "valid_at": _time(episode.valid_at, kind),
+        "created_at": _time(episode.created_at, dialect),
+        "valid_at": _time(episode.valid_at, dialect),
     }

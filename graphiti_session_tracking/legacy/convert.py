@@ -21,7 +21,6 @@ session-tracking":
 
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 import uuid
@@ -35,7 +34,7 @@ from graphiti_session_tracking.activity import (
     file_activities,
     matched_keywords,
 )
-from graphiti_session_tracking.graph.schema import validate_group_id
+from graphiti_session_tracking.group_id import GroupId
 from graphiti_session_tracking.summary import EnhancedSessionSummary
 from graphiti_session_tracking.summary.model import DecisionRecord, Outcome
 
@@ -55,25 +54,13 @@ FILE_GROUP_ID = "legacy_import"
 EMPTY_GROUP_ID = "legacy"
 
 _NAMESPACE = uuid.UUID("0b8f3c52-7f1e-4d7a-9a61-3f5e2c1d4b70")
-_VALID_GROUP = re.compile(r"[A-Za-z0-9_]{1,128}")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
-def sanitize_group_id(raw: str | None) -> str:
-    """A valid group id for an old one, deterministically.
-
-    Valid ids are kept (a project-hash group stays where it is); otherwise every character outside
-    [A-Za-z0-9_] becomes `_` and 8 hex digits of the old id's SHA-1 are appended, so two old ids
-    that differ only there (`my-host__global`, `my_host__global`) never merge:
-    `DESKTOP-ABC123__global` -> `DESKTOP_ABC123__global_<8 hex>`.
-    """
-    if not raw:
-        return EMPTY_GROUP_ID
-    if _VALID_GROUP.fullmatch(raw):
-        return raw
-    digest = hashlib.sha1(raw.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-    clean = re.sub(r"[^A-Za-z0-9_]", "_", raw)[:119]
-    return validate_group_id(f"{clean}_{digest}")
+def sanitize_group_id(raw: str | None) -> GroupId:
+    """A valid group id for an old one, deterministically (see `GroupId.from_any`): a
+    project-hash group stays where it is, `DESKTOP-ABC123__global` -> `DESKTOP_ABC123__global_<8 hex>`."""
+    return GroupId.from_any(raw or "", empty=EMPTY_GROUP_ID)
 
 
 def legacy_session_id(record: LegacyRecord) -> str:

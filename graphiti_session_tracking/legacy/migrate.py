@@ -22,11 +22,13 @@ from graphiti_core.embedder.client import EmbedderClient
 from pydantic import ValidationError
 
 from graphiti_session_tracking.graph.backends import Backend
-from graphiti_session_tracking.graph.schema import iso_time, validate_group_id
+from graphiti_session_tracking.graph.schema import iso_time
 from graphiti_session_tracking.graph.writer import SessionGraphWriter
-from graphiti_session_tracking.ingest import WriteReport
-from graphiti_session_tracking.redact import Redactor, redact_summary
+from graphiti_session_tracking.group_id import GroupId
+from graphiti_session_tracking.pipeline.reports import WriteReport
+from graphiti_session_tracking.redact import Redactor
 from graphiti_session_tracking.summary import EnhancedSessionSummary
+from graphiti_session_tracking.summary.redaction import redact_summary
 
 from .convert import FILE_GROUP_ID, convert_record, sanitize_group_id
 from .markdown import parse_markdown
@@ -246,7 +248,7 @@ async def migrate_legacy(
     or record is listed under `failed` and the rest still goes in. `on_progress(n)` hears of n
     sessions written."""
     if group_id is not None:
-        validate_group_id(group_id)
+        GroupId(group_id)
     if backend is None and (from_graph or not dry_run):
         raise ValueError("a backend is needed to read from or write to the graph")
     report = MigrationReport(dry_run=dry_run)

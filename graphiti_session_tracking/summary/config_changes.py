@@ -13,11 +13,15 @@ value), and dropped when it ends where it started. Values stay text, cut to VALU
 
 from __future__ import annotations
 
+import configparser
 import json
 import posixpath
 import re
+import tomllib
 from collections.abc import Callable, Iterator
 from typing import Any
+
+import yaml
 
 from graphiti_session_tracking.transcripts import Session, ToolCall
 
@@ -31,6 +35,16 @@ _REASON_LIMIT = 300
 
 Settings = dict[str, str]
 
+
+class Sectioned(dict[str, str]):
+    """Settings of a format with section headers (TOML tables, INI sections): `sections` are
+    the headers, so a new file is summarized per table (`tool.mypy`), not per first word."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sections: set[str] = set()
+
+
 _TRUNCATED_INPUT = re.compile(r"…\[\d+ more\]\Z")
 _QUOTED_STRINGS = re.compile(r'"(?:\\.|[^"\\])*"|\'[^\']*\'')
 _REASON = re.compile(
@@ -42,9 +56,14 @@ _REASON = re.compile(
 
 
 def extract_config_changes(session: Session) -> list[ConfigChange]:
-    """One ConfigChange per setting the session's successful config edits changed, in order."""
+    """One ConfigChange per setting the session's successful config edits changed, in order.
+
+    A file whose every edit is known whole is compared once, as it was before the session's
+    first edit against its last state, so edits that build up one change (or undo one) give the
+    net change, and a file the session created is summarized per top-level setting.
+    """
     reasons = _reasons_by_call(session)
-    merged: dict[tuple[str, str], ConfigChange] = {}
+    files: dict[str, _FileEdits] = {}
     for call in session.tool_calls:
         path = written_file(call)
         if path is None or call.name == "NotebookEdit":
@@ -52,18 +71,63 @@ def extract_config_changes(session: Session) -> list[ConfigChange]:
         parse = config_parser(path)
         if parse is None:
             continue
-        file = relative_path(path, session.project_root)
-        for setting, old, new in _changes(call, parse):
-            key = (file, setting)
-            earlier = merged.get(key)
+        edits = files.setdefault(relative_path(path, session.project_root), _FileEdits(parse))
+        edits.add(call, reasons.get(call.id, ""))
+    merged: dict[tuple[str, str], ConfigChange] = {}
+    for file, edits in files.items():
+        for setting, old, new, reason in edits.changes():
+            earlier = merged.get((file, setting))
             if earlier is None:
-                merged[key] = ConfigChange(
-                    file=file, setting=setting, old_value=old, new_value=new, reason=reasons.get(call.id, "")
+                merged[(file, setting)] = ConfigChange(
+                    file=file, setting=setting, old_value=old, new_value=new, reason=reason
                 )
             else:
                 earlier.new_value = new
-                earlier.reason = earlier.reason or reasons.get(call.id, "")
+                earlier.reason = earlier.reason or reason
     return [c for c in merged.values() if c.old_value != c.new_value]
+
+
+class _FileEdits:
+    """The session's edits of one config file: whole texts while every edit is known whole."""
+
+    def __init__(self, parse: Callable[[str], Settings]) -> None:
+        self.parse = parse
+        self.calls: list[tuple[ToolCall, str]] = []
+        self.first: str | None = None  # the text before the first edit (None: the file was new)
+        self.last: str | None = None  # the text after the last edit, while edits are whole
+        self.whole = True
+
+    def add(self, call: ToolCall, reason: str) -> None:
+        pairs, whole = _before_after(call)
+        if not self.calls:
+            self.first = pairs[0][0] if whole else None
+        self.calls.append((call, reason))
+        self.whole = self.whole and whole
+        self.last = pairs[0][1] if whole else None
+
+    def changes(self) -> Iterator[tuple[str, str | None, str, str]]:
+        reason = next((r for _, r in self.calls if r), "")
+        if self.whole and self.last is not None:
+            for setting, old, new in _diff(self.first, self.last, self.parse):
+                yield setting, old, new, reason
+            return
+        for call, call_reason in self.calls:
+            for before, after in _before_after(call)[0]:
+                for setting, old, new in _diff(before, after, self.parse):
+                    yield setting, old, new, call_reason
+
+
+def _diff(
+    before: str | None, after: str, parse: Callable[[str], Settings]
+) -> Iterator[tuple[str, str | None, str]]:
+    """(setting, old value or None, new value) for each setting changed from `before` to `after`."""
+    old = parse(before) if before is not None else {}
+    new = parse(after)
+    if before is None and parse is parse_requirements and len(new) > 1:
+        # A new requirements file is one change: these dependencies, not one row each.
+        yield "dependencies", None, _limit(f"{len(new)} packages: {', '.join(new)}") or ""
+        return
+    yield from diff_settings(old, new, whole_before=before is not None)
 
 
 # Folders whose files are data (test fixtures, samples, documentation), whatever their format.
@@ -171,18 +235,6 @@ def config_parser(path: str) -> Callable[[str], Settings] | None:
     return None
 
 
-def _changes(call: ToolCall, parse: Callable[[str], Settings]) -> Iterator[tuple[str, str | None, str]]:
-    """(setting, old value or None, new value) for each setting the call changed."""
-    for before, after in _before_after(call):
-        old = parse(before) if before is not None else {}
-        new = parse(after)
-        if before is None and parse is parse_requirements and len(new) > 1:
-            # A new requirements file is one change: these dependencies, not one row each.
-            yield "dependencies", None, _limit(f"{len(new)} packages: {', '.join(new)}") or ""
-            continue
-        yield from diff_settings(old, new, whole_before=before is not None)
-
-
 def diff_settings(
     old: Settings, new: Settings, *, whole_before: bool = True
 ) -> Iterator[tuple[str, str | None, str]]:
@@ -192,6 +244,7 @@ def diff_settings(
       and removed (commenting out one entry is not a shift of every later index);
     - a block that appears or disappears whole (a new file's top-level settings, a new job in a
       workflow) is one record on the block's key, not one per leaf;
+    - several entries added to a map that was there (two new dependencies) are one record on it;
     - every other setting whose value changed is its own record.
     """
     # In the file's order: new settings as they appear, then the removed ones.
@@ -202,6 +255,12 @@ def diff_settings(
         if "[" in key:
             lists.setdefault(key[: key.index("[")], None)
     for list_key in lists:
+        appeared = not any(k.startswith(list_key + "[") for k in old)
+        disappeared = not any(k.startswith(list_key + "[") for k in new)
+        if (appeared and _new_ancestor(list_key, old) != list_key) or (
+            disappeared and _new_ancestor(list_key, new) != list_key
+        ):
+            continue  # the list came or went with the block around it: that block is the record
         added, removed = _list_difference(old, new, list_key)
         changed = [k for k in changed if not (k.startswith(list_key + "[") or k == list_key)]
         if added or removed:
@@ -214,7 +273,20 @@ def diff_settings(
         side = new if key in new and key not in old else old if key in old and key not in new else None
         other = old if side is new else new
         block = _new_ancestor(key, other) if side is not None else key
+        section = _section_of(key, side if side is not None else new)
+        if len(section) > len(block) and section.startswith(block + "."):
+            block = section  # a new TOML table or INI section is its own block
         blocks.setdefault(block, []).append(key)
+    added_to: dict[str, list[str]] = {}  # several entries added to one existing map (dependencies)
+    for block, keys in blocks.items():
+        if whole_before and len(keys) == 1 and keys[0] == block and block not in old and "." in block:
+            added_to.setdefault(block.rsplit(".", 1)[0], []).append(block)
+    for parent, entries in added_to.items():
+        if len(entries) > 1:
+            for entry in entries:
+                del blocks[entry]
+            entries_text = ", ".join(f"{e[len(parent) + 1 :]} {new[e]}".strip() for e in entries)
+            yield parent, None, _limit(f"added {entries_text}") or ""
     for block, keys in blocks.items():
         if len(keys) == 1:  # one setting, even inside a new block: the setting itself says most
             (key,) = keys
@@ -225,6 +297,12 @@ def diff_settings(
             yield block, None, _limit(_summary_of(keys, block, new)) or ""
         else:
             yield block, _limit(_summary_of(keys, block, old)), REMOVED
+
+
+def _section_of(key: str, settings: Settings) -> str:
+    """The longest section header that `key` lies in ('' when the format has none)."""
+    sections = getattr(settings, "sections", ())
+    return max((name for name in sections if key.startswith(name + ".")), key=len, default="")
 
 
 def _new_ancestor(key: str, other: Settings) -> str:
@@ -270,8 +348,9 @@ def _describe(item: tuple[tuple[str, str], ...]) -> str:
     return cut(next(iter(fields.values()), "").splitlines()[0] if fields else "", 60)
 
 
-def _before_after(call: ToolCall) -> list[tuple[str | None, str]]:
-    """The file's text before and after the call, whole when known, else the edited fragments."""
+def _before_after(call: ToolCall) -> tuple[list[tuple[str | None, str]], bool]:
+    """The file's text before and after the call, whole when known (True), else the edited
+    fragments (False). A Write that replaced a file it did not show is not whole."""
     structured: dict[str, Any] = (call.result.structured if call.result else None) or {}
     args = call.full_input  # the whole edit: `input` holds only the start of long texts
     original = structured.get("originalFile")
@@ -279,8 +358,9 @@ def _before_after(call: ToolCall) -> list[tuple[str | None, str]]:
     if call.name == "Write":
         content = structured.get("content")
         after = content if isinstance(content, str) else _whole(args.get("content"))
-        before = None if structured.get("type") == "create" else original
-        return [(before, after)]
+        created = structured.get("type") == "create"
+        before = None if created else original
+        return [(before, after)], created or original is not None
     if call.name == "Edit":
         pairs = [
             (
@@ -305,8 +385,8 @@ def _before_after(call: ToolCall) -> list[tuple[str | None, str]]:
                 break
             updated = updated.replace(old, new) if replace_all else updated.replace(old, new, 1)
         if updated is not None:
-            return [(original, updated)]
-    return [(old, new) for old, new in pairs]
+            return [(original, updated)], True
+    return [(old, new) for old, new in pairs], False
 
 
 def _text(preferred: Any, fallback: Any) -> str:
@@ -358,6 +438,73 @@ def _reasons_by_call(session: Session) -> dict[str, str]:
 
 
 # --- parsers: text → {setting: value}, forgiving, fragments welcome ------------------------------
+#
+# A whole file is read by the format's own library first (tomllib, PyYAML, configparser, json);
+# an edited fragment or a file the library refuses falls back to a forgiving line scan.
+
+
+def parse_toml(text: str) -> Settings:
+    """TOML: keys dotted under their tables (`tool.ruff.line-length`); each table is a section."""
+    try:
+        document = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError):
+        return _toml_lines(text)
+    settings = Sectioned()
+    _flatten(document, "", settings)
+    settings.sections.update(_tables(document, ""))
+    return settings
+
+
+def _tables(document: dict[str, Any], path: str) -> Iterator[str]:
+    """The tables that hold settings of their own (`[tool.black]`, not the bare `tool`)."""
+    for key, value in document.items():
+        if isinstance(value, dict):
+            name = f"{path}.{key}" if path else str(key)
+            if any(not isinstance(v, dict) for v in value.values()):
+                yield name
+            yield from _tables(value, name)
+
+
+class _YamlLoader(yaml.SafeLoader):
+    """YAML 1.2 booleans: only true/false, so a workflow's `on:` stays the key `on`."""
+
+
+_YamlLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_YamlLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+
+
+def parse_yaml(text: str) -> Settings:
+    """YAML: nested keys joined with dots, list items as `key[0].name`, scalar lists inline."""
+    try:
+        document = yaml.load(text, Loader=_YamlLoader)
+    except yaml.YAMLError:
+        return _yaml_lines(text)
+    if not isinstance(document, dict):
+        return _yaml_lines(text)
+    settings: Settings = {}
+    _flatten(document, "", settings)
+    return settings
+
+
+def parse_ini(text: str) -> Settings:
+    """INI / setup.cfg style: `[section]` headers, `key = value` or `key: value`."""
+    parser = configparser.RawConfigParser(strict=True, interpolation=None)
+    parser.optionxform = str  # type: ignore[assignment,method-assign]  # keys keep their case
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return _ini_lines(text)
+    settings = Sectioned()
+    for section in parser.sections():
+        settings.sections.add(section)
+        for key, value in parser.items(section, raw=True):
+            settings[f"{section}.{key}"] = _unquote(" ".join((value or "").split()))
+    return settings
 
 
 def _unquote(value: str) -> str:
@@ -392,9 +539,9 @@ def parse_env(text: str) -> Settings:
     return settings
 
 
-def parse_ini(text: str) -> Settings:
-    """INI / setup.cfg style: `[section]` headers, `key = value` or `key: value`."""
-    settings: Settings = {}
+def _ini_lines(text: str) -> Settings:
+    """INI / setup.cfg style, line by line (fragments, files configparser refuses): `[section]` headers, `key = value` or `key: value`."""
+    settings = Sectioned()
     section = ""
     last_key = ""
     for line in text.splitlines():
@@ -404,6 +551,7 @@ def parse_ini(text: str) -> Settings:
         header = re.match(r"^\[([^\]]+)\]$", stripped)
         if header:
             section, last_key = header.group(1).strip(), ""
+            settings.sections.add(section)
             continue
         if line[:1].isspace() and last_key:  # continuation line of a multi-line value
             settings[last_key] = f"{settings[last_key]} {stripped}".strip()
@@ -415,9 +563,9 @@ def parse_ini(text: str) -> Settings:
     return settings
 
 
-def parse_toml(text: str) -> Settings:
-    """TOML: `[table]` / `[[array]]` headers prefix keys (`tool.ruff.line-length`); multi-line arrays."""
-    settings: Settings = {}
+def _toml_lines(text: str) -> Settings:
+    """TOML line by line (fragments, broken files): `[table]` / `[[array]]` headers prefix keys (`tool.ruff.line-length`); multi-line arrays."""
+    settings = Sectioned()
     section = ""
     lines = text.splitlines()
     i = 0
@@ -429,6 +577,7 @@ def parse_toml(text: str) -> Settings:
         header = re.match(r"^\[\[?\s*([^\[\]]+?)\s*\]\]?\s*(?:#.*)?$", stripped)
         if header:
             section = ".".join(_unquote(part) for part in header.group(1).split("."))
+            settings.sections.add(section)
             continue
         m = re.match(r"^([A-Za-z0-9_\-.\"' ]+?)\s*=\s*(.*)$", stripped)
         if not m:
@@ -460,8 +609,8 @@ def _tidy(value: str) -> str:
     return _unquote(value)
 
 
-def parse_yaml(text: str) -> Settings:
-    """YAML by indentation: nested keys joined with dots, list items as `key[0].name`, scalar lists inline."""
+def _yaml_lines(text: str) -> Settings:
+    """YAML by indentation (fragments, broken files): nested keys joined with dots, list items as `key[0].name`, scalar lists inline."""
     settings: Settings = {}
     scalar_lists: dict[str, list[str]] = {}
     item_counts: dict[str, int] = {}

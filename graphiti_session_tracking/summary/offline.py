@@ -13,7 +13,7 @@ from .decisions import extract_decisions
 from .errors import extract_errors_resolved
 from .files import relative_path, written_file
 from .model import EnhancedSessionSummary, Outcome
-from .test_results import extract_test_results
+from .test_runs import extract_test_results
 from .todos import extract_tasks
 
 _OBJECTIVE_LIMIT = 500

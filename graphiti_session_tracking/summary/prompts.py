@@ -18,14 +18,9 @@ from typing import Literal
 
 from graphiti_session_tracking.config import GRAPHITI_HOME
 
-PromptKind = Literal["session_summary", "tool_results", "user_messages", "agent_messages"]
+PromptKind = Literal["session_summary"]  # the one prompt the summarizer sends
 
-TEMPLATE_FILES: dict[PromptKind, str] = {
-    "session_summary": "default-session-summary.md",
-    "tool_results": "default-tool-content.md",
-    "user_messages": "default-user-messages.md",
-    "agent_messages": "default-agent-messages.md",
-}
+TEMPLATE_FILES: dict[PromptKind, str] = {"session_summary": "default-session-summary.md"}
 VARIABLES = frozenset(
     {"content", "context", "max_chars", "activity_profile", "dynamic_extraction_instructions"}
 )

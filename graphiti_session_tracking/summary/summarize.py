@@ -8,13 +8,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphiti_session_tracking.activity import ActivityDetector
-from graphiti_session_tracking.redact import Redactor, redact_summary
+from graphiti_session_tracking.redact import Redactor
 from graphiti_session_tracking.tools import Classification, UnifiedToolClassifier
 from graphiti_session_tracking.transcripts import Session, ToolCall
 
 from .llm_summarizer import EnhancedSessionSummarizer
 from .model import EnhancedSessionSummary, ToolUse
 from .offline import extract_summary
+from .redaction import redact_summary
 
 
 async def summarize_session(

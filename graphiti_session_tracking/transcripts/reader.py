@@ -488,3 +488,49 @@ def is_harness_text(text: str) -> bool:
     return head.startswith(
         ("<command-", "<local-command-", "Stop hook feedback:", "Caveat: ", "[Request interrupted")
     )
+
+
+def count_messages(path: Path, offset: int, limit: int | None = None) -> int:
+    """Messages in `path` after byte `offset`, counted as the reader counts them; stops at `limit`.
+
+    Only complete lines count (a line still being written is counted when it is finished)."""
+    count = 0
+    responses: set[str] = set()
+    with path.open("rb") as handle:
+        handle.seek(offset)
+        for raw in handle:
+            if limit is not None and count >= limit:
+                break
+            try:
+                record = json.loads(raw)
+            except ValueError:  # a bad line or one being written: the reader skips it too
+                continue
+            message = record.get("message") if isinstance(record, dict) else None
+            if not isinstance(message, dict):
+                continue
+            if record.get("type") == "assistant":
+                response = message.get("id")
+                if isinstance(response, str):
+                    if response in responses:
+                        continue  # another line of the same API response
+                    responses.add(response)
+                count += 1
+            elif (
+                record.get("type") == "user"
+                and not record.get("isMeta")
+                and not is_harness_text(_user_text(message.get("content")))
+            ):
+                count += 1
+    return count if limit is None else min(count, limit)
+
+
+def _user_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            b["text"]
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        )
+    return ""

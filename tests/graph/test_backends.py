@@ -108,7 +108,8 @@ def test_sigterm_closes_the_backend(tmp_path: Path) -> None:
     script = textwrap.dedent(
         f"""
         import asyncio, signal
-        from graphiti_session_tracking.cli import _run, _stop_on_signal
+        from graphiti_session_tracking.cli.app import _stop_on_signal
+        from graphiti_session_tracking.cli.shell import run as _run
         signal.signal(signal.SIGTERM, _stop_on_signal)
         from graphiti_session_tracking.config import GraphConfig
         from graphiti_session_tracking.graph.backends import open_backend

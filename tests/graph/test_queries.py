@@ -10,14 +10,16 @@ import pytest
 from conftest import TRANSCRIPTS
 
 from graphiti_session_tracking.graph.backends import Backend
+from graphiti_session_tracking.graph.dialect import FALKORDB, NEO4J
 from graphiti_session_tracking.graph.queries import QUERY_NAMES, QueryError, cypher, parse_time, run_query
-from graphiti_session_tracking.graph.schema import InvalidGroupIdError, Label, Relation, group_id_for_project
+from graphiti_session_tracking.graph.schema import Label, Relation
 from graphiti_session_tracking.graph.writer import SessionGraphWriter, write_query
+from graphiti_session_tracking.group_id import GroupId, InvalidGroupIdError
 from graphiti_session_tracking.summary import EnhancedSessionSummary, summarize_session
 from graphiti_session_tracking.transcripts import read_transcript
 
-APP = group_id_for_project("/work/app")
-API = group_id_for_project("/work/api")
+APP = GroupId.for_project("/work/app")
+API = GroupId.for_project("/work/api")
 S1 = "aaaa1111-0000-4000-8000-000000000001"
 S2 = "bbbb2222-0000-4000-8000-000000000002"
 S3 = "cccc3333-0000-4000-8000-000000000003"
@@ -169,6 +171,10 @@ ERROR_1 = {
     "valid_at": T1,
     "group_id": APP,
     "names_file": False,
+    "times_seen": 1,
+    "first_seen": T1,
+    "last_seen": T1,
+    "last_fix": "Edited .env",
 }
 ERROR_3 = {
     "session_id": S3,
@@ -180,6 +186,10 @@ ERROR_3 = {
     "valid_at": T3,
     "group_id": API,
     "names_file": False,
+    "times_seen": 1,
+    "first_seen": T3,
+    "last_seen": T3,
+    "last_fix": "make()",
 }
 
 
@@ -245,6 +255,7 @@ async def test_config_history_oldest_first(written: Backend) -> None:
         "reason": "seconds",
         "session_id": S1,
         "valid_at": T1,
+        "until": T2,  # the next change of the same setting in the same file ends this value
         "group_id": APP,
     }
     second = {
@@ -254,6 +265,7 @@ async def test_config_history_oldest_first(written: Backend) -> None:
         "reason": "",
         "session_id": S2,
         "valid_at": T2,
+        "until": None,
     }
     ruff = {
         "setting": "tool.ruff.line-length",
@@ -263,9 +275,11 @@ async def test_config_history_oldest_first(written: Backend) -> None:
         "reason": "",
         "session_id": S2,
         "valid_at": T2,
+        "until": None,
         "group_id": APP,
     }
     assert await run_query(written, "config-changes") == [first, second, ruff]
+    assert await run_query(written, "config-changes", current=True) == [second, ruff]
     assert await run_query(written, "config-changes", setting="jwt_expiry") == [first, second]
     assert await run_query(written, "config-changes", setting="line-length") == [ruff]  # last dotted part
     assert await run_query(written, "config-changes", setting="length") == []  # not a substring search
@@ -427,7 +441,7 @@ async def test_real_transcripts(backend: Backend) -> None:
     summaries = [await summarize_session(read_transcript(p)) for p in sorted(TRANSCRIPTS.glob("*.jsonl"))]
     await SessionGraphWriter(backend).ingest_many(summaries)
     port = next(s for s in summaries if s.session_id.startswith("c7d3d95c"))
-    group = group_id_for_project(port.project_path or "")
+    group = GroupId.for_project(port.project_path or "")
     end = "2026-01-21T06:24:31.843000+00:00"
 
     assert await run_query(backend, "decisions") == [
@@ -453,6 +467,7 @@ async def test_real_transcripts(backend: Backend) -> None:
             "reason": "",
             "session_id": port.session_id,
             "valid_at": end,
+            "until": None,
             "group_id": group,
         }
     ]
@@ -524,7 +539,7 @@ async def test_project_paths_full_of_cypher_give_safe_group_ids(backend: Backend
         "eeee5555-0000-4000-8000-000000000005", project, datetime(2026, 3, 2, tzinfo=UTC), objective="Quote"
     )
     (result,) = await SessionGraphWriter(backend).ingest_many([stored])
-    assert result.group_id == group_id_for_project(project) and result.group_id.isascii()
+    assert result.group_id == GroupId.for_project(project) and result.group_id.isascii()
     rows = await run_query(backend, "sessions", group_id=result.group_id)
     assert [r["session_id"] for r in rows] == [stored.session_id]
 
@@ -533,7 +548,7 @@ def test_statements_use_only_the_fixed_labels_and_relations() -> None:
     """Every label and relationship type in every statement we send comes from the schema's sets."""
     allowed_labels = {label.value for label in Label} | {"Entity", "Episodic", "GraphitiSessionsLock"}
     allowed_types = {"RELATES_TO", "MENTIONS"}
-    for statement in [write_query("neo4j"), write_query("falkordb"), *(cypher(name) for name in QUERY_NAMES)]:
+    for statement in [write_query(NEO4J), write_query(FALKORDB), *(cypher(name) for name in QUERY_NAMES)]:
         text = re.sub(r"//[^\n]*", "", statement)  # comments may say anything
         labels = set(re.findall(r"\(\s*\w*\s*((?::\s*\w+)+)", text))
         for group in labels:

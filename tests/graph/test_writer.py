@@ -12,8 +12,9 @@ from graphiti_core.driver.driver import GraphDriver
 from graphiti_session_tracking.graph.backends import Backend
 from graphiti_session_tracking.graph.mapping import map_summary
 from graphiti_session_tracking.graph.queries import run_query
-from graphiti_session_tracking.graph.schema import Label, entity_uuid, group_id_for_project
+from graphiti_session_tracking.graph.schema import Label, entity_uuid
 from graphiti_session_tracking.graph.writer import SessionGraphWriter
+from graphiti_session_tracking.group_id import GroupId
 from graphiti_session_tracking.summary import extract_summary, summarize_session
 from graphiti_session_tracking.transcripts import read_transcript
 
@@ -72,7 +73,7 @@ async def dump(driver: GraphDriver, group_id: str) -> dict[str, Any]:
 async def test_full_session_graph_lands_as_the_contract_says(backend: Backend) -> None:
     summary = await summarize_session(read_transcript(PORT))
     result = await SessionGraphWriter(backend).ingest(summary)
-    group = group_id_for_project("/tmp/tmpqwh7888i")
+    group = GroupId.for_project("/tmp/tmpqwh7888i")
     assert result.group_id == group and result.status == "created"
     driver = await backend.driver_for(group)
     state = await dump(driver, group)
@@ -182,7 +183,7 @@ async def test_query_files_covers_every_group_or_one(backend: Backend) -> None:
     for transcript in sorted(TRANSCRIPTS.glob("*.jsonl")):
         await writer.ingest(extract_summary(read_transcript(transcript)))
     rows = await run_query(backend, "files")
-    hello = group_id_for_project("/tmp/tmp74wiyiny")
+    hello = GroupId.for_project("/tmp/tmp74wiyiny")
     assert {r["path"] for r in rows} >= PORT_FILES | {"hello.sh", "src/main.py", "test.txt"}
     assert len({r["group_id"] for r in rows}) == 5
     assert all(r["sessions"] == 1 and r["last_modified_at"].startswith("2026-01-21T") for r in rows)
@@ -354,7 +355,7 @@ async def test_a_failure_mid_statement_leaves_no_partial_session(backend: Backen
         pass
     else:
         raise AssertionError("the poisoned write should fail")
-    group = group_id_for_project("/tmp/tmp74wiyiny")
+    group = GroupId.for_project("/tmp/tmp74wiyiny")
     driver = await backend.driver_for(group)
     records, _, _ = await driver.execute_query(
         "MATCH (n) WHERE n.group_id = $g RETURN count(n) AS c", g=group

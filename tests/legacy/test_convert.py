@@ -8,7 +8,8 @@ import pytest
 from legacy_graph import LEGACY
 
 from graphiti_session_tracking.graph.mapping import map_summary
-from graphiti_session_tracking.graph.schema import Label, Relation, entity_uuid, validate_group_id
+from graphiti_session_tracking.graph.schema import Label, Relation, entity_uuid
+from graphiti_session_tracking.group_id import GroupId
 from graphiti_session_tracking.legacy import (
     LegacyRecord,
     SessionSummarySchema,
@@ -153,7 +154,7 @@ def test_group_ids_are_sanitized_deterministically() -> None:
     assert sanitize_group_id("my-host__global") != sanitize_group_id("my.host__global")
     assert sanitize_group_id("") == sanitize_group_id(None) == "legacy"
     for raw in ("x" * 300, "büro-laptop__global", "a b/c", "-"):
-        assert validate_group_id(sanitize_group_id(raw))
+        assert GroupId(sanitize_group_id(raw))
 
 
 def test_documentation_becomes_referenced_doc_links() -> None:

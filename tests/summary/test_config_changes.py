@@ -295,3 +295,86 @@ def test_a_new_requirements_file_is_one_change(tmp_path: Path) -> None:
     assert [(c.file, c.setting, c.new_value) for c in changes] == [
         ("requirements-dev.txt", "dependencies", "3 packages: pytest, black, mypy")
     ]
+
+
+def test_a_new_job_with_its_steps_is_one_record() -> None:
+    """The job's step list came with the job: no second record for the steps alone."""
+    from graphiti_session_tracking.summary.config_changes import diff_settings, parse_yaml
+
+    before = "jobs:\n  test:\n    runs-on: ubuntu\n"
+    after = (
+        before
+        + "  build:\n    runs-on: ubuntu\n    steps:\n      - uses: actions/checkout@v4\n      - run: make\n"
+    )
+    assert list(diff_settings(parse_yaml(before), parse_yaml(after))) == [
+        ("jobs.build", None, "3 settings: runs-on, steps[0], steps[1]")
+    ]
+
+
+def test_several_entries_added_to_a_map_are_one_record() -> None:
+    from graphiti_session_tracking.summary.config_changes import diff_settings, parse_json
+
+    before = json.dumps({"devDependencies": {"nodemon": "^3.1.10"}})
+    after = json.dumps(
+        {"devDependencies": {"nodemon": "^3.1.10", "@types/node": "^22.0.0", "typescript": "^5.5.0"}}
+    )
+    assert list(diff_settings(parse_json(before), parse_json(after))) == [
+        ("devDependencies", None, "added @types/node ^22.0.0, typescript ^5.5.0")
+    ]
+
+
+def test_a_file_created_then_edited_is_summarized_once_per_top_level_setting(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Add a CI workflow.")
+    workflow = "name: Tests\non:\n  push:\n    branches: [main]\njobs:\n  test:\n    runs-on: ubuntu\n    steps:\n      - run: pytest\n"
+    t.write(".github/workflows/test.yml", workflow)
+    t.edit(
+        ".github/workflows/test.yml",
+        "      - run: pytest\n",
+        "      - run: pip install -e .\n      - run: pytest\n",
+        original=workflow,
+    )
+
+    changes = extract_config_changes(t.read(tmp_path))
+
+    assert [(c.setting, c.old_value) for c in changes] == [
+        ("name", None),
+        ("on.push.branches", None),
+        ("jobs", None),
+    ]
+
+
+def test_a_new_toml_file_is_one_record_per_table(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Add tool settings.")
+    t.write(
+        "pyproject.toml",
+        '[tool.black]\nline-length = 100\ntarget-version = ["py311"]\n\n'
+        '[tool.mypy]\npython_version = "3.11"\nwarn_return_any = true\n\n'
+        '[tool.coverage.run]\nsource = ["scripts"]\nbranch = true\n',
+    )
+
+    changes = extract_config_changes(t.read(tmp_path))
+
+    assert [(c.setting, c.new_value) for c in changes] == [
+        ("tool.black", "2 settings: line-length, target-version"),
+        ("tool.mypy", "2 settings: python_version, warn_return_any"),
+        ("tool.coverage.run", "2 settings: branch, source"),
+    ]
+
+
+def test_whole_files_are_read_by_their_formats_library_and_fragments_by_lines() -> None:
+    from graphiti_session_tracking.summary.config_changes import parse_ini
+
+    workflow = "on:\n  push:\n    branches: [main]\njobs:\n  test:\n    runs-on: ubuntu\n    continue-on-error: yes\n"
+    assert parse_yaml(workflow) == {
+        "on.push.branches": '["main"]',
+        "jobs.test.runs-on": "ubuntu",
+        "jobs.test.continue-on-error": "yes",  # YAML 1.2: only true/false are booleans
+    }
+    toml = parse_toml('[tool.ruff]\nline-length = 100\n[tool.ruff.lint]\nselect = ["E", "F"]\n')
+    assert toml == {"tool.ruff.line-length": "100", "tool.ruff.lint.select": '["E", "F"]'}
+    assert toml.sections == {"tool.ruff", "tool.ruff.lint"}
+    assert parse_toml("line-length = 100\n[broken") == {"line-length": "100"}  # the line scan
+    assert parse_ini("[flake8]\nMax-Line-Length = 100\n") == {"flake8.Max-Line-Length": "100"}
+    assert parse_ini("root = true\n[*.py]\nindent_size = 4\n") == {"root": "true", "*.py.indent_size": "4"}

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import TRANSCRIPTS
 from transcript_builder import TranscriptBuilder
 
-from graphiti_session_tracking.summary.errors import error_line, extract_errors_resolved
+from graphiti_session_tracking.summary.errors import extract_errors_resolved
 from graphiti_session_tracking.summary.model import ErrorResolution
-from graphiti_session_tracking.transcripts import read_transcript
 
 PYTEST_IMPORT_ERROR = """Exit code 2
 ============================= test session starts ==============================
@@ -86,7 +84,7 @@ def test_cargo_build_error_then_fix(tmp_path: Path) -> None:
     assert record.error == "error[E0308]: mismatched types"
     assert record.fix == "Edited src/main.rs"
     assert record.root_cause == ""
-    assert record.verification == "`cargo build 2>&1` succeeded"
+    assert record.verification == "`cargo build 2>&1` passed"
 
 
 def test_unresolved_failure_gives_no_record(tmp_path: Path) -> None:
@@ -99,20 +97,23 @@ def test_unresolved_failure_gives_no_record(tmp_path: Path) -> None:
     assert extract_errors_resolved(t.read(tmp_path)) == []
 
 
-def test_repeated_failures_collapse_and_keep_the_first_error(tmp_path: Path) -> None:
+def test_each_distinct_failure_of_one_kind_is_its_own_record(tmp_path: Path) -> None:
     t = TranscriptBuilder()
     t.user("Fix the test.")
     t.bash("pytest tests/test_a.py", "Exit code 1\nE   AssertionError: first\n1 failed", is_error=True)
     t.edit("src/a.py", "x = 1", "x = 2")
+    t.bash("pytest tests/test_a.py -x", "Exit code 1\nE   AssertionError: first\n1 failed", is_error=True)
     t.bash("pytest tests/test_a.py -x", "Exit code 1\nE   AssertionError: second\n1 failed", is_error=True)
     t.edit("src/b.py", "y = 1", "y = 2")
     t.bash("pytest", "3 passed in 0.1s")
 
-    [record] = extract_errors_resolved(t.read(tmp_path))
+    first, second = extract_errors_resolved(t.read(tmp_path))
 
-    assert record.error == "AssertionError: first"
-    assert record.fix == "Edited src/a.py, src/b.py"
-    assert record.verification == "`pytest` passed (3 passed)"
+    assert first.error == "AssertionError: first"
+    assert first.fix == "Edited src/a.py, src/b.py"
+    assert second.error == "AssertionError: second"
+    assert second.fix == "Edited src/b.py"
+    assert first.verification == second.verification == "`pytest` passed (3 passed)"
 
 
 def test_failure_hidden_by_a_pipe_is_still_a_failure(tmp_path: Path) -> None:
@@ -183,42 +184,293 @@ def test_different_scripts_are_different_kinds(tmp_path: Path) -> None:
     assert extract_errors_resolved(t.read(tmp_path)) == []
 
 
-def test_sidechain_calls_are_left_out(tmp_path: Path) -> None:
+def test_a_sub_agent_is_read_like_the_main_thread(tmp_path: Path) -> None:
+    """The sub-agent's own failure and rerun make a record; its edit is part of the main thread's fix."""
     t = TranscriptBuilder()
-    t.user("Check.")
-    t.bash("pytest", "Exit code 1\n1 failed", is_error=True)
-    t.bash("pytest", "2 passed")
-    for record in t.records:
+    t.user("Fix the build.")
+    t.bash("go build ./...", "Exit code 1\nmain.go:3:2: undefined: helper", is_error=True)
+    first_sidechain = len(t.records)
+    t.bash("go vet ./...", "Exit code 1\nutil.go:9:1: missing return", is_error=True)
+    t.edit("util.go", "func f() int {}", "func f() int { return 0 }")
+    t.edit("main.go", "helper()", "util.Helper()")
+    t.bash("go vet ./...", "")
+    last_sidechain = len(t.records)
+    t.bash("go build ./...", "")
+    for record in t.records[first_sidechain:last_sidechain]:
         record["isSidechain"] = True
+
+    records = extract_errors_resolved(t.read(tmp_path))
+
+    assert [(r.error, r.fix, r.verification) for r in records] == [
+        ("main.go:3:2: undefined: helper", "Edited util.go, main.go", "`go build ./...` passed"),
+        ("util.go:9:1: missing return", "Edited util.go, main.go", "`go vet ./...` passed"),
+    ]
+
+
+def test_hiccups_and_warnings_are_not_errors(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Go.")
+    t.call(
+        "Edit",
+        {"file_path": "/p/a.py", "old_string": "x", "new_string": "y"},
+        "<tool_use_error>String to replace not found in file.</tool_use_error>",
+        is_error=True,
+    )
+    t.call(
+        "Edit",
+        {"file_path": "/p/a.py", "old_string": "x", "new_string": "x"},
+        "<tool_use_error>No changes to make: old_string and new_string are exactly the same.</tool_use_error>",
+        is_error=True,
+    )
+    t.edit("a.py", "z", "y")
+    t.bash("cd data && make", "(eval):cd:1: no such file or directory: data", is_error=True)
+    t.bash("make", "done")
+    t.bash("rm old.txt", "Exit code 1\nrm: old.txt: No such file or directory", is_error=True)
+    t.bash("rm new.txt", "")
+    t.bash(
+        "pip install -e .",
+        "ERROR: pip's dependency resolver does not currently take into account all the packages\n"
+        "Successfully installed app-1.0",
+    )
+    t.bash("cargo build", "warning: unused variable: `x`\n    Finished `dev` profile")
+    t.bash("cargo build", "    Finished `dev` profile")
+    t.bash("bun test", "error: Item 3 failed\n    at runNext (src/limiter.ts:55:5)\n 12 pass\n 0 fail")
+    t.bash("bun test", " 12 pass\n 0 fail")
 
     assert extract_errors_resolved(t.read(tmp_path)) == []
 
 
-def test_error_line_picks_the_telling_line() -> None:
-    assert error_line("Exit code 1\nsome noise\nAssertionError: expected 3, got 4") == (
-        "AssertionError: expected 3, got 4"
+def test_the_failing_line_is_stored_not_the_first_line(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Lint and build.")
+    t.bash(
+        "ruff check . && ruff format --check .",
+        "Exit code 1\nAll checks passed!\nWould reformat: app.py\n1 file would be reformatted",
+        is_error=True,
     )
-    assert error_line("Exit code 1\nFAILED tests/test_x.py::test_y - assert 1 == 2") == (
-        "FAILED tests/test_x.py::test_y - assert 1 == 2"
+    t.bash("ruff format app.py", "1 file reformatted")
+    t.bash("ruff check . && ruff format --check .", "All checks passed!\n3 files already formatted")
+    maven = (
+        "Exit code 1\n[INFO] Scanning for projects...\n[INFO] BUILD FAILURE\n[ERROR] COMPILATION ERROR :\n"
+        "[ERROR] /p/src/main/java/App.java:[10,5] cannot find symbol\n[ERROR] -> [Help 1]"
     )
-    assert error_line("<tool_use_error>String to replace not found in file.</tool_use_error>") == (
-        "String to replace not found in file."
+    t.bash("mvn -q compile", maven, is_error=True)
+    t.edit("src/main/java/App.java", "Foo.bar()", "Bar.foo()")
+    t.bash("mvn -q compile", "")
+
+    ruff, maven_record = extract_errors_resolved(t.read(tmp_path))
+
+    assert ruff.error == "Would reformat: app.py"
+    assert ruff.fix == "Ran `ruff format app.py`"
+    assert maven_record.error == "[ERROR] /p/src/main/java/App.java:[10,5] cannot find symbol"
+
+
+def test_a_check_whose_output_is_full_of_errors_did_not_pass(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Type check.")
+    t.bash(
+        "npx tsc --noEmit | head",
+        "src/a.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.",
     )
-    assert error_line("Exit code 128\nfatal: not a git repository") == "fatal: not a git repository"
-    assert error_line("Exit code 3\n\n  plain message  ") == "plain message"
-    long = error_line("RuntimeError: " + "x" * 500)
-    assert len(long) == 200 and long.endswith("…")
+    t.bash(
+        "npx tsc --noEmit | head",
+        "src/a.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.",
+    )
+
+    assert extract_errors_resolved(t.read(tmp_path)) == []
 
 
-def test_real_transcript_failed_commit_was_never_resolved() -> None:
-    """coverage-test-fix ends with a failing `git commit` (nothing to commit): not a resolution."""
-    session = read_transcript(TRANSCRIPTS / "coverage-test-fix.jsonl")
-    failing = [c for c in session.tool_calls if c.result is not None and c.result.is_error]
-    assert len(failing) == 1 and "nothing to commit" in failing[0].result.text  # type: ignore[union-attr]
+RUSTC_ERRORS = (
+    "Exit code 101\n"
+    + "\n".join(
+        f"error[{code}]: {message}\n --> src/lib.rs:{n}:1"
+        for n, (code, message) in enumerate(
+            [
+                ("E0308", "mismatched types"),
+                ("E0425", "cannot find value `x` in this scope"),
+                ("E0308", "mismatched types"),
+                ("E0599", "no method named `foo` found"),
+                ("E0433", "failed to resolve: use of undeclared type `Map`"),
+                ("E0382", "borrow of moved value: `v`"),
+                ("E0277", "the trait bound `T: Copy` is not satisfied"),
+                ("E0061", "this function takes 2 arguments but 1 argument was supplied"),
+            ],
+            start=1,
+        )
+    )
+    + "\nerror: could not compile `demo` due to 8 previous errors"
+)
 
-    assert extract_errors_resolved(session) == []
+
+def test_every_distinct_error_code_is_searchable(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Build.")
+    t.bash("cargo build", RUSTC_ERRORS, is_error=True)
+    t.edit("src/lib.rs", "a", "b")
+    t.bash("cargo build", "    Finished `dev` profile")
+
+    records = extract_errors_resolved(t.read(tmp_path))
+
+    assert [r.error.split(":")[0] for r in records] == [
+        "error[E0308]",
+        "error[E0425]",
+        "error[E0599]",
+        "error[E0433]",
+        "error[E0382]",
+    ]
+    assert records[-1].error.endswith("(also: E0277; E0061)")
+    stored = " ".join(r.error for r in records)
+    for code in ("E0308", "E0425", "E0599", "E0433", "E0382", "E0277", "E0061"):
+        assert code in stored
 
 
-def test_real_transcripts_without_failures_give_nothing() -> None:
-    for name in ("python-to-rust-port.jsonl", "hello-world-script.jsonl"):
-        assert extract_errors_resolved(read_transcript(TRANSCRIPTS / name)) == []
+def test_errors_pasted_by_the_user_count_once_a_check_passes_after_a_change(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user(
+        "when running `make test` I get these errors:\n\n"
+        "pkg/a_test.go:76:31: invalid operation: x != y (mismatched types ID and string)\n"
+        "pkg/a_test.go:90:12: undefined: helper"
+    )
+    t.bash("go test ./pkg/...", "ok  \tpkg\t0.1s")  # before any change: proves nothing
+    t.edit("pkg/a_test.go", "x != y", "x.String() != y")
+    t.edit("pkg/a_test.go", "helper()", "newHelper()")
+    t.bash("go test ./pkg/...", "ok  \tpkg\t0.2s")
+
+    records = extract_errors_resolved(t.read(tmp_path))
+
+    assert [(r.error, r.fix, r.verification) for r in records] == [
+        (
+            "pkg/a_test.go:76:31: invalid operation: x != y (mismatched types ID and string)",
+            "Edited pkg/a_test.go",
+            "`go test ./pkg/...` passed",
+        ),
+        ("pkg/a_test.go:90:12: undefined: helper", "Edited pkg/a_test.go", "`go test ./pkg/...` passed"),
+    ]
+
+
+def test_pasted_error_without_a_passing_check_is_not_resolved(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("I see TypeError: createLogger is not a function when I start it")
+    t.edit("index.ts", "createLogger()", "logger")
+    t.say("I changed the import; please try again.")
+
+    assert extract_errors_resolved(t.read(tmp_path)) == []
+
+
+def test_a_wrapper_that_fails_is_resolved_by_running_without_it(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Run the tests.")
+    t.bash(
+        "rtk bun run test",
+        "Exit code 2\nerror: unrecognized subcommand 'bun'\n\nUsage: rtk [OPTIONS]",
+        is_error=True,
+    )
+    t.bash("bun run test", " 40 pass\n 0 fail")
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    assert record.error == "error: unrecognized subcommand 'bun'"
+    assert record.fix == "Ran `bun run test` instead of `rtk bun run test`"
+    assert record.verification == "`bun run test` passed"
+
+
+def test_a_merge_conflict_is_resolved_when_the_merge_is_committed(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Merge main.")
+    t.bash(
+        "git merge origin/main",
+        "Exit code 1\nAuto-merging a.go\nCONFLICT (content): Merge conflict in a.go\n"
+        "Automatic merge failed; fix conflicts and then commit the result.",
+        is_error=True,
+    )
+    t.edit("a.go", "<<<<<<< HEAD", "")
+    t.bash("git add a.go && git commit --no-edit", "[main 1a2b3c] Merge origin/main")
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    assert record.error == "CONFLICT (content): Merge conflict in a.go"
+    assert record.fix == "Edited a.go"
+
+
+def test_an_error_that_comes_back_was_not_fixed(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Start it.")
+    t.bash(
+        "npm start",
+        "Exit code 1\nerror: Failed to start: Class constructors cannot be invoked without 'new'",
+        is_error=True,
+    )
+    t.edit("logger.ts", "a", "b")
+    t.bash("npm start", "Exit code 1\nTypeError: createLogger is not a function", is_error=True)
+    t.edit("index.ts", "createLogger()", "logger")
+    t.bash(
+        "npm start",
+        "Exit code 1\nerror: Failed to start: Class constructors cannot be invoked without 'new'",
+        is_error=True,
+    )
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    assert record.error == "TypeError: createLogger is not a function"
+    assert record.fix == "Edited index.ts"
+    assert record.verification == "rerun of `npm start` no longer reports it"
+
+
+def test_a_hedged_guess_is_not_a_root_cause(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Fix it.")
+    t.bash("pytest", "Exit code 1\nE   KeyError: 'id'\n1 failed", is_error=True)
+    t.say("This might be because the fixture changed. The error is probably due to the cache.")
+    t.edit("app.py", "row['id']", "row.get('id')")
+    t.bash("pytest", "4 passed")
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    assert record.root_cause == ""
+
+
+def test_a_file_system_refusal_is_an_error(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Update the workflow.")
+    t.call("Read", {"file_path": "/p/ci.yml"}, "EACCES: permission denied, open '/p/ci.yml'", is_error=True)
+    t.bash("sudo chown me /p/ci.yml", "")
+    t.call("Read", {"file_path": "/p/ci.yml"}, "name: ci")
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    assert record.error == "EACCES: permission denied, open '/p/ci.yml'"
+    assert record.verification == "Read of ci.yml succeeded"
+
+
+def test_rerunning_from_another_folder_is_a_slip_not_a_fix(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Start the chart server.")
+    t.bash("node serve.ts", "Exit code 1\nError: Cannot find module '/p/app/serve.ts'", is_error=True)
+    t.bash("cd .. && node serve.ts", "listening on 8080")
+
+    assert extract_errors_resolved(t.read(tmp_path)) == []
+
+
+def test_a_server_that_runs_until_the_time_limit_got_past_the_error(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Start the chart server.")
+    t.bash(
+        "node serve.ts",
+        "Exit code 1\nError: listen EADDRINUSE: address already in use :::8080",
+        is_error=True,
+    )
+    t.bash("kill 60782", "")
+    t.bash(
+        "node serve.ts",
+        "Command timed out after 5s\nChart server running at http://localhost:8080/",
+        is_error=True,
+    )
+    t.bash("pytest", "Exit code 1\nE   AssertionError: boom\n1 failed", is_error=True)
+    t.edit("app.py", "a", "b")
+    t.bash("pytest", "Command timed out after 2m 0.0s", is_error=True)  # a check that hung proves nothing
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    assert record.error == "Error: listen EADDRINUSE: address already in use :::8080"
+    assert record.fix == "Ran `kill 60782`"
+    assert record.verification == "`node serve.ts` kept running without the error until the time limit"

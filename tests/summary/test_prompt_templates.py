@@ -32,18 +32,20 @@ def test_path_relative_to_home_and_inline(tmp_path: Path) -> None:
     (tmp_path / "prompts").mkdir()
     (tmp_path / "prompts" / "short.md").write_text("Short: {content} in {max_chars}")
     assert (
-        resolve_template("short.md", "tool_results", home=tmp_path).render(content="X", max_chars=9)
+        resolve_template("short.md", "session_summary", home=tmp_path).render(content="X", max_chars=9)
         == "Short: X in 9"
     )
     absolute = tmp_path / "abs.md"
     absolute.write_text("Abs {content}")
-    assert resolve_template(str(absolute), "tool_results", home=tmp_path).origin == str(absolute)
-    inline = resolve_template("Summarize: {content}", "user_messages", home=tmp_path)
+    assert resolve_template(str(absolute), "session_summary", home=tmp_path).origin == str(absolute)
+    inline = resolve_template("Summarize: {content}", "session_summary", home=tmp_path)
     assert inline.origin == "inline" and inline.render(content="hi") == "Summarize: hi"
 
 
 def test_literal_braces_and_escapes_survive() -> None:
-    template = resolve_template('Return {"a": 1} for {content}; write {{content}} literally', "tool_results")
+    template = resolve_template(
+        'Return {"a": 1} for {content}; write {{content}} literally', "session_summary"
+    )
     assert template.problems == ()
     assert template.render(content="X") == 'Return {"a": 1} for X; write {content} literally'
 

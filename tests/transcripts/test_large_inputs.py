@@ -17,7 +17,7 @@ from large_transcripts import INGEST, SESSION_ID, write_many_calls
 
 from graphiti_session_tracking.config import GraphConfig
 from graphiti_session_tracking.graph.backends import open_backend
-from graphiti_session_tracking.ledger import Ledger, default_ledger_path
+from graphiti_session_tracking.pipeline.ledger import Ledger, default_ledger_path
 
 PEAK_RSS_BOUND_MB = 600
 CALLS = 50_000

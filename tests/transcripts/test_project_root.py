@@ -8,7 +8,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parents[1] / "summary"))
 from transcript_builder import TranscriptBuilder
 
-from graphiti_session_tracking.graph.schema import group_id_for_project
+from graphiti_session_tracking.group_id import GroupId
 from graphiti_session_tracking.summary import extract_summary
 from graphiti_session_tracking.summary.files import relative_path
 
@@ -66,7 +66,7 @@ def test_windows_paths_are_relative_with_forward_slashes(tmp_path: Path) -> None
 
 
 def test_windows_group_ids_are_the_folder_name_and_ignore_case_and_slashes() -> None:
-    group = group_id_for_project("C:\\Users\\Dev\\shop")
+    group = GroupId.for_project("C:\\Users\\Dev\\shop")
     assert group.startswith("shop_")
-    assert group_id_for_project("c:/users/dev/shop/") == group
-    assert group_id_for_project("/home/dev/shop") != group
+    assert GroupId.for_project("c:/users/dev/shop/") == group
+    assert GroupId.for_project("/home/dev/shop") != group

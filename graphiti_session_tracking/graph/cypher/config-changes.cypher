@@ -2,8 +2,10 @@
 // Parameters: $group_id (null: every group), $setting (the setting, case-insensitive, by its full
 // name or its last dotted part: 'line-length' finds 'tool.ruff.line-length'), $file (the config
 // file's path as stored, relative to the project), $since / $until (bounds on the edge's valid_at,
-// the session end), $session (a session id or a prefix of it), $limit.
-// Every parameter but $limit may be null (no filter). Oldest first.
+// the session end), $session (a session id or a prefix of it), $current (true: only the value in
+// force of each setting — not superseded by a later change of it, not removed), $limit.
+// Every parameter but $limit may be null (no filter). Oldest first. `until` is when a later change
+// of the same setting in the same file replaced this value (the edge's invalid_at; null: in force).
 MATCH (s:Entity:Session)-[r:RELATES_TO]->(c:Entity:ConfigChange)
 WHERE r.name = 'CHANGED_CONFIG'
   AND ($group_id IS NULL OR c.group_id = $group_id)
@@ -11,11 +13,12 @@ WHERE r.name = 'CHANGED_CONFIG'
   AND ($since IS NULL OR r.valid_at >= $since)
   AND ($until IS NULL OR r.valid_at <= $until)
   AND ($file IS NULL OR c.file = $file)
+  AND ($current IS NULL OR (r.invalid_at IS NULL AND c.new_value <> '(removed)'))
   AND ($setting IS NULL
        OR toLower(c.setting) = toLower($setting)
        OR toLower(c.setting) ENDS WITH ('.' + toLower($setting)))
 RETURN c.setting AS setting, c.file AS file, c.old_value AS old_value, c.new_value AS new_value,
        coalesce(c.reason, '') AS reason, s.session_id AS session_id, r.valid_at AS valid_at,
-       c.group_id AS group_id
+       r.invalid_at AS until, c.group_id AS group_id
 ORDER BY valid_at, file, setting
 LIMIT $limit

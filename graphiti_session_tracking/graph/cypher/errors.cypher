@@ -3,8 +3,11 @@
 // $root_cause (case-insensitive substring of the root cause), $file (a File path: errors that
 // AFFECTS_FILE it or were resolved in a session that MODIFIED_FILE it), $since / $until (bounds
 // on the edge's valid_at, the session end), $session (a session id or a prefix of it), $limit.
-// Every parameter but $limit may be null (no filter). With $file, the rows that name the file
-// come first (names_file true), then those that only share a session with it; newest first.
+// $seen_before (true: only errors hit more than once in the project). Every parameter but $limit
+// may be null (no filter). With $file, the rows that name the file come first (names_file true),
+// then those that only share a session with it; newest first. Each row says how often the same
+// error (its signature, linked by SEEN_BEFORE) was hit in the project, first and last, and the
+// latest fix recorded for it.
 MATCH (s:Entity:Session)-[r:RELATES_TO]->(e:Entity:ErrorResolution)
 WHERE r.name = 'RESOLVED_ERROR'
   AND ($group_id IS NULL OR e.group_id = $group_id)
@@ -20,8 +23,21 @@ OPTIONAL MATCH (s)-[m:RELATES_TO {name: 'MODIFIED_FILE'}]->(mf:Entity:File {path
 WITH s, r, e, files, count(mf) AS session_modified_file
 WHERE $file IS NULL OR $file IN files OR session_modified_file > 0
 // end with $file
+// Both directions, one at a time (FalkorDB follows an undirected pattern one way only).
+OPTIONAL MATCH (e)-[:RELATES_TO {name: 'SEEN_BEFORE'}]->(earlier:Entity:ErrorResolution)
+WITH s, r, e, files, collect(DISTINCT earlier) AS before
+OPTIONAL MATCH (later:Entity:ErrorResolution)-[:RELATES_TO {name: 'SEEN_BEFORE'}]->(e)
+WITH s, r, e, files, before, collect(DISTINCT later) AS after
+WITH s, r, e, files, before + after + [e] AS occurrences
+WHERE $seen_before IS NULL OR size(occurrences) > 1
+UNWIND occurrences AS x
+WITH s, r, e, files, x ORDER BY x.created_at, x.uuid
+WITH s, r, e, files, collect(x) AS seen
+WITH s, r, e, files, seen, [x IN seen WHERE coalesce(x.fix, '') <> ''] AS fixed
 RETURN s.session_id AS session_id, e.error AS error, coalesce(e.root_cause, '') AS root_cause,
        coalesce(e.fix, '') AS fix, coalesce(e.verification, '') AS verification, files,
-       r.valid_at AS valid_at, e.group_id AS group_id, ($file IS NOT NULL AND $file IN files) AS names_file
+       r.valid_at AS valid_at, e.group_id AS group_id, ($file IS NOT NULL AND $file IN files) AS names_file,
+       size(seen) AS times_seen, seen[0].created_at AS first_seen, seen[size(seen) - 1].created_at AS last_seen,
+       CASE WHEN size(fixed) = 0 THEN '' ELSE fixed[size(fixed) - 1].fix END AS last_fix
 ORDER BY names_file DESC, valid_at DESC, error
 LIMIT $limit

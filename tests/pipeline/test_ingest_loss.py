@@ -13,10 +13,10 @@ from graph.test_writer import dump
 
 from graphiti_session_tracking.config import GraphConfig
 from graphiti_session_tracking.graph.backends import open_backend
-from graphiti_session_tracking.graph.schema import group_id_for_project
+from graphiti_session_tracking.group_id import GroupId
 
 CWD = "/tmp/loss-project"
-GROUP = group_id_for_project(CWD)
+GROUP = GroupId.for_project(CWD)
 
 
 class Transcript:

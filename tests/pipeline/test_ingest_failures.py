@@ -28,14 +28,14 @@ from neo4j_server import Neo4jTestServer, start
 
 from graphiti_session_tracking.config import GraphConfig
 from graphiti_session_tracking.graph.backends import open_backend
-from graphiti_session_tracking.graph.schema import group_id_for_project
-from graphiti_session_tracking.ledger import default_ledger_path
+from graphiti_session_tracking.group_id import GroupId
+from graphiti_session_tracking.pipeline.ledger import default_ledger_path
 from graphiti_session_tracking.summary import extract_summary
 from graphiti_session_tracking.transcripts import read_transcript
 
 SESSIONS = 450  # three batches of up to 200
 PROJECT = "/work/failure-project"
-GROUP = group_id_for_project(PROJECT)
+GROUP = GroupId.for_project(PROJECT)
 
 
 @pytest.fixture(scope="module")

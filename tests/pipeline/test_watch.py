@@ -28,13 +28,15 @@ from graph.test_backends import redis_servers_for
 from graph.test_writer import dump
 from summary.transcript_builder import TranscriptBuilder
 
-from graphiti_session_tracking.config import ConfigError, GraphConfig, load_config
+from graphiti_session_tracking.config import AppConfig, ConfigError, GraphConfig, load_config
 from graphiti_session_tracking.graph.backends import open_backend
-from graphiti_session_tracking.graph.schema import group_id_for_project
-from graphiti_session_tracking.ledger import Ledger, classify_source, default_ledger_path
-from graphiti_session_tracking.scheduler import Thresholds, Watcher, count_new_messages, plan_pass
+from graphiti_session_tracking.group_id import GroupId
+from graphiti_session_tracking.pipeline.compose import build_pipeline
+from graphiti_session_tracking.pipeline.ledger import Ledger, classify_source, default_ledger_path
+from graphiti_session_tracking.pipeline.watch import Thresholds, Watcher, plan_pass
 from graphiti_session_tracking.tools import UnifiedToolClassifier
 from graphiti_session_tracking.transcripts import read_transcript
+from graphiti_session_tracking.transcripts.reader import count_messages
 
 HOUR_AGO = time.time() - 3600
 
@@ -71,9 +73,9 @@ def test_message_count_is_the_readers_count(name: str) -> None:
     path = TRANSCRIPTS / name
     session = read_transcript(path)
     expected = session.user_message_count + session.assistant_message_count
-    assert count_new_messages(path, 0) == expected
-    assert count_new_messages(path, 0, limit=3) == min(3, expected)
-    assert count_new_messages(path, path.stat().st_size) == 0
+    assert count_messages(path, 0) == expected
+    assert count_messages(path, 0, limit=3) == min(3, expected)
+    assert count_messages(path, path.stat().st_size) == 0
 
 
 def test_split_responses_count_once_and_unfinished_lines_not_at_all(tmp_path: Path) -> None:
@@ -86,10 +88,10 @@ def test_split_responses_count_once_and_unfinished_lines_not_at_all(tmp_path: Pa
         "message": {"id": "msg_split", "role": "assistant", "content": [{"type": "text", "text": "a"}]},
     }
     write_jsonl(path, [response, {**response, "uuid": "second line"}], mode="a")
-    assert count_new_messages(path, 0) == 5
+    assert count_messages(path, 0) == 5
     with path.open("a") as handle:
         handle.write('{"type": "user", "message": {"role": "user", "content": "half writ')
-    assert count_new_messages(path, 0) == 5
+    assert count_messages(path, 0) == 5
 
 
 def test_idle_and_message_thresholds_decide_what_is_due(tmp_path: Path) -> None:
@@ -187,9 +189,14 @@ async def test_grown_session_is_summarized_again_and_replaced(
     builder = conversation(TranscriptBuilder(cwd="/work/watched", session_id="watched-session"), 2)
     write_jsonl(path, builder.records)
     age(path)
-    group = group_id_for_project("/work/watched")
+    group = GroupId.for_project("/work/watched")
     with Ledger(tmp_path / "ledger.sqlite") as ledger:
-        watcher = Watcher([folder], ledger, graph_config, Thresholds(idle_minutes=30, min_new_messages=20))
+        watcher = Watcher(
+            [folder],
+            ledger,
+            build_pipeline(AppConfig(), graph_config),
+            Thresholds(idle_minutes=30, min_new_messages=20),
+        )
 
         first = await watcher.run_pass()
         assert [c["reason"] for c in first.due] == ["idle"] and first.error is None
@@ -282,7 +289,7 @@ def test_watch_process_picks_up_a_growing_transcript_and_stops_cleanly_on_sigter
     assert process.returncode == 0, stderr
     assert "Traceback" not in stderr
     assert redis_servers_for(falkordb_config.db_path) == []
-    group = group_id_for_project("/work/live")
+    group = GroupId.for_project("/work/live")
     assert asyncio.run(session_nodes(falkordb_config, group, "live-session")) == [
         {"version": 2, "messages": 26}
     ]

@@ -11,7 +11,7 @@ import pytest
 from conftest import TRANSCRIPTS
 
 from graphiti_session_tracking.summary.model import TestSummary
-from graphiti_session_tracking.summary.test_results import (
+from graphiti_session_tracking.summary.test_runs import (
     extract_test_results,
     is_test_command,
     parse_test_output,
@@ -432,6 +432,27 @@ All files |     100 |      100 |     100 |     100 |
 ----------|---------|----------|---------|---------|-------------------
 """
 
+BUN_FAILED = """bun test v1.3.5 (1e86cebd)
+
+src/cart.test.ts:
+(pass) cart > adds an item [0.21ms]
+(fail) cart > applies the discount [1.02ms]
+error: expect(received).toBe(expected)
+(skip) cart > later
+
+ 11 pass
+ 1 skip
+ 1 fail
+ 24 expect() calls
+Ran 13 tests across 2 files. [118.00ms]"""
+
+# rtk, a token-saving wrapper, keeps only the end of the output.
+BUN_LAST_LINES = """📊 OUTPUT (last 5 lines):
+   20 pass
+   0 fail
+   29 expect() calls
+  Ran 20 tests across 1 file. [18.00ms]"""
+
 
 # --- parse_test_output --------------------------------------------------------------------------
 
@@ -565,6 +586,10 @@ def _summary(
         pytest.param(
             VITEST_PASSED_VIA_NPM, _summary("vitest", 5, 5, 0, 0, 100.0), id="npm-test-vitest-coverage"
         ),
+        pytest.param(
+            BUN_FAILED, _summary("bun", 13, 11, 1, 1, failed_tests=["cart > applies the discount"]), id="bun"
+        ),
+        pytest.param(BUN_LAST_LINES, _summary("bun", 20, 20, 0), id="bun-kept-last-lines-by-a-wrapper"),
     ],
 )
 def test_runner_output_is_parsed_to_the_runners_own_totals(output: str, expected: TestSummary) -> None:
@@ -634,6 +659,8 @@ def test_coverage_of_several_go_packages_is_not_guessed() -> None:
         "just check 2>&1",
         "make test",
         "CI=1 make -C backend check",
+        "mise run test:ci 2>&1",
+        "rtk test bun test src/",
     ],
 )
 def test_commands_that_run_tests(command: str) -> None:

@@ -14,9 +14,10 @@ from graph.test_writer import dump
 
 from graphiti_session_tracking.config import GraphConfig
 from graphiti_session_tracking.graph.backends import open_backend
-from graphiti_session_tracking.graph.schema import group_id_for_project
-from graphiti_session_tracking.ingest import ingest_paths, prepare
-from graphiti_session_tracking.ledger import Ledger, classify_source
+from graphiti_session_tracking.group_id import GroupId
+from graphiti_session_tracking.pipeline.ledger import Ledger, classify_source
+from graphiti_session_tracking.pipeline.prepare import prepare
+from graphiti_session_tracking.pipeline.write import ingest_paths
 
 PORT = TRANSCRIPTS / "python-to-rust-port.jsonl"
 
@@ -44,7 +45,7 @@ async def test_grown_transcript_is_read_from_the_offset_and_graph_equals_a_full_
     lines = PORT.read_bytes().splitlines(keepends=True)
     source = tmp_path / "c7d3d95c-57f0-4359-8f4b-926a9bef5a3f.jsonl"
     source.write_bytes(b"".join(lines[:50]))
-    group = group_id_for_project("/tmp/tmpqwh7888i")
+    group = GroupId.for_project("/tmp/tmpqwh7888i")
     async with open_backend(graph_config) as backend:
         with Ledger(tmp_path / "ledger.sqlite") as ledger:
             first = await ingest_paths(backend, [source], ledger=ledger)
@@ -148,7 +149,7 @@ def test_two_ingest_processes_at_once_make_no_duplicates(graph_config: GraphConf
 
 def test_many_processes_opening_a_new_ledger_at_once(tmp_path: Path) -> None:
     code = (
-        "import sys; from pathlib import Path; from graphiti_session_tracking.ledger import Ledger\n"
+        "import sys; from pathlib import Path; from graphiti_session_tracking.pipeline.ledger import Ledger\n"
         "with Ledger(Path(sys.argv[1])) as ledger: print(ledger.count())\n"
     )
     procs = [

@@ -303,6 +303,33 @@ def _vitest(lines: list[str]) -> _Counts | None:
     return _js(lines, "vitest", _VITEST_TESTS, _VITEST_FAILED)
 
 
+_BUN_COUNT = re.compile(r"^\s*(\d+) (pass|fail|skip|todo)$")
+_BUN_RAN = re.compile(r"^\s*Ran (\d+) tests? across \d+ files?\.")
+_BUN_FAILED = re.compile(r"^\(fail\) (.+?)(?: \[[\d.]+m?s\])?$")
+
+
+def _bun(lines: list[str]) -> _Counts | None:
+    """bun's " 12 pass / 1 fail / Ran 13 tests across 2 files." (also when a wrapper kept only the
+    last lines); failed tests from its "(fail) suite > test" lines."""
+    if not any(_BUN_RAN.match(line) for line in lines):
+        return None
+    counts = _Counts("bun")
+    for line in lines:
+        if match := _BUN_COUNT.match(line):
+            number, word = int(match.group(1)), match.group(2)
+            if word == "pass":
+                counts.passed += number
+            elif word == "fail":
+                counts.failed += number
+            else:
+                counts.skipped += number
+        elif match := _BUN_RAN.match(line):
+            counts.total += int(match.group(1))
+        elif match := _BUN_FAILED.match(line.strip()):
+            counts.failed_tests.append(match.group(1))
+    return counts
+
+
 # --- coverage -----------------------------------------------------------------------------------
 
 _PERCENT = re.compile(r"^(\d+(?:\.\d+)?)%$")
@@ -380,6 +407,7 @@ _PARSERS: tuple[Callable[[list[str]], _Counts | None], ...] = (
     _go,
     _jest,
     _vitest,
+    _bun,
 )
 
 
@@ -405,7 +433,7 @@ _TEST_COMMAND = re.compile(
     | \bgo\s+test\b | \bgotestsum\b
     | \b(?:npm|yarn|pnpm|bun)\s+(?:run\s+)?(?:test|t)(?![\w-])
     | (?<![\w.-])(?:jest|vitest)(?![\w.-])
-    | (?:^|[\n;&|(`]|\$\()\s*(?:\w+=\S*\s+)*(?:just|make|task)\b | \b(?:npm|yarn|pnpm|bun)\s+run\s
+    | (?:^|[\n;&|(`]|\$\()\s*(?:\w+=\S*\s+)*(?:just|make|task|mise)\b | \b(?:npm|yarn|pnpm|bun)\s+run\s
     """,
     re.VERBOSE,
 )

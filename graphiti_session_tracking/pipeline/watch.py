@@ -17,9 +17,9 @@ record unless it is meta or harness text, an assistant response once however man
 and the count stops at the threshold: a pass never reads more than `min_new_messages` messages of a
 transcript to decide, nor anything of one that has not changed.
 
-A pass is discover -> plan -> `ingest.prepare` -> `ingest.write`: the ingest code does the
-reading, summarizing, replacing and ledger bookkeeping. The backend is opened only when something
-was prepared, and closed at the end of the pass, so an idle watcher never holds a FalkorDB Lite
+A pass is discover -> plan -> `Pipeline.ingest` of what is due: the pipeline does the reading,
+summarizing, replacing and ledger bookkeeping. It opens the backend only when something was
+prepared, and closes it at the end of the pass, so an idle watcher never holds a FalkorDB Lite
 file that an `ingest` wants. A backend that is down fails the pass, not the watcher: nothing was
 recorded in the ledger for what was not written, so the next pass tries again.
 """
@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import signal
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -37,16 +36,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from graphiti_core.embedder.client import EmbedderClient
+from graphiti_session_tracking.graph.backends import BackendError, is_connection_loss
+from graphiti_session_tracking.transcripts.reader import count_messages, subagent_transcripts
 
-from .config import GraphConfig
-from .graph.backends import BackendError, is_connection_loss, open_backend
-from .ingest import discover_sources, prepare, write
+from .compose import Pipeline
 from .ledger import Ledger, classify_source
-from .redact import Redactor
-from .summary import EnhancedSessionSummarizer
-from .tools import UnifiedToolClassifier
-from .transcripts.reader import is_harness_text, subagent_transcripts
+from .reports import IngestReport
+from .sources import discover_sources
 
 DEFAULT_IDLE_MINUTES = 30.0
 DEFAULT_MIN_NEW_MESSAGES = 20
@@ -84,52 +80,6 @@ class Plan:
     failed: list[dict[str, str]] = field(default_factory=list)
 
 
-def count_new_messages(path: Path, offset: int, limit: int | None = None) -> int:
-    """Messages in `path` after byte `offset`, counted as the reader counts them; stops at `limit`.
-
-    Only complete lines count (a line still being written is counted when it is finished)."""
-    count = 0
-    responses: set[str] = set()
-    with path.open("rb") as handle:
-        handle.seek(offset)
-        for raw in handle:
-            if limit is not None and count >= limit:
-                break
-            try:
-                record = json.loads(raw)
-            except ValueError:  # a bad line or one being written: the reader skips it too
-                continue
-            message = record.get("message") if isinstance(record, dict) else None
-            if not isinstance(message, dict):
-                continue
-            if record.get("type") == "assistant":
-                response = message.get("id")
-                if isinstance(response, str):
-                    if response in responses:
-                        continue  # another line of the same API response
-                    responses.add(response)
-                count += 1
-            elif (
-                record.get("type") == "user"
-                and not record.get("isMeta")
-                and not is_harness_text(_user_text(message.get("content")))
-            ):
-                count += 1
-    return count if limit is None else min(count, limit)
-
-
-def _user_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            b["text"]
-            for b in content
-            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
-        )
-    return ""
-
-
 def last_activity(path: Path) -> float:
     """When the session last wrote anything: newest mtime of the transcript and its sub-agents."""
     times = [path.stat().st_mtime]
@@ -157,7 +107,7 @@ def plan_pass(
             if source.suffix == ".json":  # a finished summary file: nothing to wait for
                 new, reason = 0, "idle"
             else:
-                new = count_new_messages(source, offset, limit=thresholds.min_new_messages)
+                new = count_messages(source, offset, limit=thresholds.min_new_messages)
                 reason = (
                     "idle"
                     if idle >= thresholds.idle_minutes
@@ -171,15 +121,6 @@ def plan_pass(
         candidate = Candidate(str(source), state, round(idle, 2), new, reason)
         (plan.due if candidate.due else plan.waiting).append(candidate)
     return plan
-
-
-@dataclass
-class Pipeline:
-    """What turns a transcript into a summary; made afresh for every pass, so that each pass
-    reports its own LLM calls and sees tool classifications other processes cached meanwhile."""
-
-    classifier: UnifiedToolClassifier | None = None
-    summarizer: EnhancedSessionSummarizer | None = None
 
 
 @dataclass
@@ -210,15 +151,12 @@ class PassReport:
 
 @dataclass
 class Watcher:
-    """Runs passes over `roots` into one graph, recording progress in `ledger`."""
+    """Runs passes over `roots` into the pipeline's graph, recording progress in `ledger`."""
 
     roots: list[Path]
     ledger: Ledger
-    graph_config: GraphConfig
+    pipeline: Pipeline
     thresholds: Thresholds = field(default_factory=Thresholds)
-    pipeline: Callable[[], Pipeline] = Pipeline
-    redactor: Redactor | None = None
-    embedder: EmbedderClient | None = None
     group_id: str | None = None
     passes: int = 0
 
@@ -240,25 +178,19 @@ class Watcher:
         report.failed += plan.failed
         if not plan.due:
             return report
-        pipeline = self.pipeline()
-        prepared = await prepare(
-            [Path(c.source) for c in plan.due],
-            ledger=self.ledger,
-            classifier=pipeline.classifier,
-            summarizer=pipeline.summarizer,
-            redactor=self.redactor,
-        )
+        reports: list[IngestReport] = []  # the run's report, filled as far as it got before an error
         try:
-            if prepared.sources:  # only then is the backend opened (and a Lite file locked)
-                async with open_backend(self.graph_config) as backend:
-                    await write(
-                        backend, prepared, ledger=self.ledger, group_id=self.group_id, embedder=self.embedder
-                    )
+            await self.pipeline.ingest(
+                [Path(c.source) for c in plan.due],
+                ledger=self.ledger,
+                group_id=self.group_id,
+                on_prepared=reports.append,
+            )
         except Exception as exc:
             if not (isinstance(exc, BackendError) or is_connection_loss(exc)):
                 raise
             report.error = str(exc) if isinstance(exc, BackendError) else f"backend lost: {exc}"
-        report.ingest = prepared.report.to_dict()  # what `write` managed before an error is in it
+        report.ingest = reports[0].to_dict() if reports else None
         return report
 
     async def run(

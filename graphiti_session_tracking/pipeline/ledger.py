@@ -19,9 +19,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import GRAPHITI_HOME, GraphConfig, private_folder
-from .transcripts import Session
-from .transcripts.state import StateError, decode_session
+from graphiti_session_tracking.config import GRAPHITI_HOME, GraphConfig, private_folder
+from graphiti_session_tracking.transcripts import Session
+from graphiti_session_tracking.transcripts.state import StateError, decode_session
 
 _TAIL = 4096  # bytes before the read offset whose hash tells an append from a rewrite
 

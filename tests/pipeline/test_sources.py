@@ -12,7 +12,7 @@ from conftest import TRANSCRIPTS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphiti_session_tracking.ingest import SourceError, load_summary_file
+from graphiti_session_tracking.pipeline.sources import SourceError, load_summary_file
 from graphiti_session_tracking.summary import EnhancedSessionSummary, extract_summary
 from graphiti_session_tracking.transcripts import read_transcript
 

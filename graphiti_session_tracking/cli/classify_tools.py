@@ -1,0 +1,77 @@
+"""`graphiti-sessions classify-tools`: how each tool call of a transcript is classified, and why."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from .app import main
+from .shell import UsageFailure, config_option, llm_option, load, run, warn
+
+
+@main.command(name="classify-tools")
+@click.argument("transcript", type=click.Path(path_type=Path))
+@llm_option
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per tool call.")
+@config_option
+def classify_tools(transcript: Path, use_llm: bool | None, as_json: bool, config_path: Path | None) -> None:
+    """Show how each tool call of a transcript is classified, where that came from, and cache statistics.
+
+    Sources: `heuristic` (built-in rules, no LLM), `cache` (an earlier LLM answer), `llm` (asked now,
+    in one batched call per session).
+
+    \b
+    Example:
+      graphiti-sessions classify-tools ~/.claude/projects/-home-me-myapp/3f1c2a9b.jsonl --json
+    """
+    from graphiti_session_tracking.pipeline.compose import build_pipeline
+    from graphiti_session_tracking.transcripts import TranscriptNotFoundError, read_transcript
+
+    config = load(config_path)
+    try:
+        session = read_transcript(transcript)
+    except TranscriptNotFoundError as exc:
+        raise UsageFailure(str(exc)) from exc
+    classifier = build_pipeline(config, use_llm=use_llm).summarizers().classifier
+    assert classifier is not None
+    results = run(classifier.classify_session(session.tool_calls))
+    warn([*(str(p) for p in session.problems), *classifier.problems])
+    rows = [
+        {
+            "tool_name": call.name,
+            "intent": result.intent.value,
+            "domain": result.domain.value,
+            "confidence": result.confidence,
+            "activity_signals": dict(result.activity_signals),
+            "source": result.source,
+            "line": call.line,
+            "reasoning": result.reasoning,
+        }
+        for call, result in zip(session.tool_calls, results, strict=True)
+    ]
+    stats = classifier.stats.as_dict()
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        click.echo(f"cache statistics: {json.dumps(stats)}", err=True)
+        return
+    console = Console()
+    table = Table(title=f"{len(rows)} tool calls in {transcript.name}")
+    for column in ("line", "tool", "intent", "domain", "confidence", "source", "signals"):
+        table.add_column(column)
+    for call, result in zip(session.tool_calls, results, strict=True):
+        signals = ", ".join(f"{k} {v:.2f}" for k, v in result.activity_signals.items() if v)
+        table.add_row(
+            str(call.line),
+            call.name,
+            result.intent.value,
+            result.domain.value,
+            f"{result.confidence:.2f}",
+            result.source,
+            signals,
+        )
+    console.print(table)
+    console.print("cache statistics: " + ", ".join(f"{k} {v}" for k, v in stats.items()), highlight=False)

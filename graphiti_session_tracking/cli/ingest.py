@@ -1,0 +1,93 @@
+"""`graphiti-sessions ingest`: transcripts, folders of them, or summary .json files into the graph."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .app import main
+from .shell import UsageFailure, backend_options, group_option, llm_option, pipeline, progress, run, warn
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@group_option
+@click.option("--dry-run", is_flag=True, help="Read and summarize, write nothing.")
+@click.option("--since", type=click.DateTime(), default=None, help="Only sources modified since (ISO date).")
+@click.option("--force", is_flag=True, help="Ignore the ingest ledger: read and write every source again.")
+@llm_option
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@backend_options
+def ingest(
+    paths: tuple[Path, ...],
+    group_id: str | None,
+    dry_run: bool,
+    since: datetime | None,
+    force: bool,
+    use_llm: bool | None,
+    as_json: bool,
+    **opts: Any,
+) -> None:
+    """Ingest transcripts (.jsonl), folders of them, or summary .json files.
+
+    Without PATHS, reads ~/.claude/projects. Sources already ingested and unchanged are skipped
+    (the ingest ledger remembers them); a transcript that grew is read from where the last read
+    stopped and its session re-summarized.
+
+    \b
+    Example:
+      graphiti-sessions ingest ~/.claude/projects/-home-me-myapp --backend neo4j --uri bolt://localhost:7687
+    """
+    from graphiti_session_tracking.pipeline.sources import DEFAULT_TRANSCRIPTS_DIR, discover_sources
+
+    sessions = pipeline(opts, use_llm=use_llm, check=False)  # its parts are built only if needed
+    try:
+        sources = discover_sources(list(paths) or [DEFAULT_TRANSCRIPTS_DIR])
+    except FileNotFoundError as exc:
+        raise UsageFailure(str(exc)) from exc
+    if since is not None and since.tzinfo is None:
+        since = since.astimezone()  # a date typed without a zone means local time
+
+    async def go() -> dict[str, Any]:
+        bars = [progress(len(sources), "reading")]
+
+        def on_write(total: int) -> Callable[[Path], None]:
+            bars[0].__exit__()  # reading is done: its bar makes way for the writing one
+            bars.append(progress(total, "writing"))
+            return bars[-1].__enter__()
+
+        with sessions.ledger() as ledger:
+            try:
+                report = await sessions.ingest(
+                    sources,
+                    ledger=ledger,
+                    group_id=group_id,
+                    force=force,
+                    since=since,
+                    dry_run=dry_run,
+                    on_read=bars[0].__enter__(),
+                    on_write=on_write,
+                )
+            finally:
+                for bar in bars:
+                    bar.__exit__()
+        return report.to_dict()
+
+    report = run(go())
+    warn(report["problems"], report["failed"])
+    if as_json:
+        click.echo(json.dumps(report, indent=2, default=str))
+    else:
+        click.echo(
+            f"{report['sources_seen']} sources: {report['ingested']} ingested, {report['skipped']} unchanged, "
+            f"{len(report['failed'])} failed; {report['nodes_written']} nodes and "
+            f"{report['edges_written']} edges written"
+        )
+    if report["failed"]:
+        sys.exit(1)

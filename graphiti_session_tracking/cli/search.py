@@ -1,0 +1,61 @@
+"""`graphiti-sessions search`: Graphiti's own search over the session graph."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from graphiti_session_tracking.graph.backends import open_backend
+from graphiti_session_tracking.graph.schema import DEFAULT_SEARCH_LIMIT, SEARCH_TYPES
+
+from .app import main
+from .query import print_table, scope_group_option
+from .shell import UsageFailure, backend_options, pipeline, run
+
+
+@main.command()
+@click.argument("text")
+@scope_group_option
+@click.option(
+    "--type", "kind", type=click.Choice(list(SEARCH_TYPES)), default=None, help="Only this kind of record."
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=DEFAULT_SEARCH_LIMIT,
+    show_default=True,
+    help="At most this many hits.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print hits as JSON.")
+@backend_options
+def search(text: str, group_id: str | None, kind: str | None, limit: int, as_json: bool, **opts: Any) -> None:
+    """Graphiti's search over the session graph: entities, facts and session episodes, best first.
+
+    Full text (BM25) without an embedder; hybrid (full text + embeddings) when the config enables
+    one. Every group unless --group-id. JSON rows: kind (node, edge, episode), type (label or
+    relation), text (name or fact), uuid, group_id, score.
+
+    \b
+    Example:
+      graphiti-sessions search "jwt expiry" --type decision --json
+      graphiti-sessions search Cargo.toml --group-id myapp_1a2b3c4d --limit 5
+    """
+    from graphiti_session_tracking.graph.search import SearchError, search_sessions
+
+    sessions = pipeline(opts, writable=False)
+
+    async def go() -> list[dict[str, Any]]:
+        async with open_backend(sessions.graph, writable=False) as backend:
+            hits = await search_sessions(backend, text, group_id, limit, kind, sessions.embedder)
+        return [hit.to_dict() for hit in hits]
+
+    try:
+        rows = run(go())
+    except SearchError as exc:
+        raise UsageFailure(str(exc)) from exc
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    print_table(rows, title=f"search: {text}", kind="search")

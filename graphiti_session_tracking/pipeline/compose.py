@@ -1,0 +1,218 @@
+"""The composition root: one place builds, from the configuration, everything a run needs — the
+redactor, the tool classifier and summarizer, the embedder, the ledger, the backend and its
+writer — and owns the sequence of a run: prepare what changed, open the graph only if something
+did, write, record in the ledger. `ingest`, `watch`, `migrate` and the MCP server are thin shells
+over a `Pipeline`; none of them builds these parts or repeats the sequence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from graphiti_session_tracking.config import AppConfig, ConfigError, GraphConfig
+from graphiti_session_tracking.graph.backends import open_backend
+from graphiti_session_tracking.group_id import GroupId
+
+from .ledger import Ledger, default_ledger_path
+from .prepare import Prepared, prepare
+from .reports import IngestReport, WriteReport
+from .write import write
+
+# The summarizers, graphiti-core and the LLM clients load when a run needs them: an unchanged
+# tree is answered from the ledger without them.
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from graphiti_core.embedder.client import EmbedderClient
+
+    from graphiti_session_tracking.graph.writer import SessionGraphWriter
+    from graphiti_session_tracking.redact import Redactor
+    from graphiti_session_tracking.summary import EnhancedSessionSummarizer
+    from graphiti_session_tracking.tools import UnifiedToolClassifier
+
+
+@dataclass
+class Summarizers:
+    """What turns a transcript into a summary: made afresh for every run (every `watch` pass), so
+    each reports its own LLM calls and sees tool classifications other processes cached meanwhile."""
+
+    classifier: UnifiedToolClassifier | None = None
+    summarizer: EnhancedSessionSummarizer | None = None
+
+
+class Pipeline:
+    """Sources → summaries → graph, built from one configuration (see `build_pipeline`)."""
+
+    def __init__(self, config: AppConfig, graph: GraphConfig, *, use_llm: bool | None = None) -> None:
+        self.config = config
+        self.graph = graph
+        self.llm = config.llm if use_llm is None else config.llm.model_copy(update={"enabled": use_llm})
+        # The config's fixed group, when it names one, for runs that do not ask for another.
+        self.group_id = GroupId(config.group_id) if config.group_id else None
+
+    def check(self) -> None:
+        """Build what the configuration describes now, so a mistake in it (a bad pattern, a
+        missing API key) stops the command before any work; raises ConfigError."""
+        self.redactor  # noqa: B018 - built for its errors
+        self.summarizers()
+        self.embedder  # noqa: B018
+
+    @cached_property
+    def redactor(self) -> Redactor:
+        """The secret redactor with the config's extra patterns and allowlist."""
+        from graphiti_session_tracking.redact import Redactor
+
+        settings = self.config.redaction
+        try:
+            return Redactor([(p.kind, p.pattern) for p in settings.extra_patterns], settings.allowlist)
+        except re.error as exc:
+            raise ConfigError(f"invalid redaction pattern: {exc}") from exc
+
+    @cached_property
+    def embedder(self) -> EmbedderClient | None:
+        """The configured embedder, or None; the LLM module loads only for one."""
+        if not self.config.embedder.enabled:
+            return None
+        from graphiti_session_tracking.llm import make_embedder
+
+        return make_embedder(self.config.embedder)
+
+    def summarizers(self) -> Summarizers:
+        """The tool classifier (persistent cache) and, with an LLM, the summarizer."""
+        from graphiti_session_tracking.summary import EnhancedSessionSummarizer
+        from graphiti_session_tracking.tools import UnifiedToolClassifier
+
+        settings = self.config.summarization
+        llm = None
+        if self.llm.enabled:
+            from graphiti_session_tracking.llm import make_llm_client
+
+            llm = make_llm_client(self.llm, self.redactor, timeout_s=settings.llm_timeout_s)
+        classifier = UnifiedToolClassifier(llm, settings.tool_classification_cache.expanduser())
+        if llm is None:
+            return Summarizers(classifier)
+        summarizer = EnhancedSessionSummarizer(
+            llm,
+            settings.prompts.session_summary,
+            threshold=settings.extraction_threshold,
+            max_prompt_chars=settings.max_prompt_chars,
+            max_summary_chars=settings.prompts.max_summary_chars,
+            timeout_s=settings.llm_timeout_s,
+        )
+        return Summarizers(classifier, summarizer)
+
+    def ledger(self) -> Ledger:
+        """The ingest ledger of this graph (use it as a context manager)."""
+        return Ledger(default_ledger_path(self.graph))
+
+    @asynccontextmanager
+    async def writer(self, *, writable: bool = True) -> AsyncIterator[SessionGraphWriter]:
+        """The backend opened, with the writer every summary goes through (redacted on entry)."""
+        from graphiti_session_tracking.graph.writer import SessionGraphWriter
+
+        async with open_backend(self.graph, writable=writable) as backend:
+            yield SessionGraphWriter(backend, embedder=self.embedder, redactor=self.redactor)
+
+    async def prepare(
+        self,
+        sources: list[Path],
+        *,
+        ledger: Ledger | None,
+        group_id: str | None = None,
+        force: bool = False,
+        since: datetime | None = None,
+        on_progress: Callable[[Path], None] | None = None,
+    ) -> Prepared:
+        """Read and summarize what is new or changed (the summarizers are built only if needed)."""
+        group_id = group_id or self.group_id
+
+        def tools() -> tuple[UnifiedToolClassifier | None, EnhancedSessionSummarizer | None, Redactor]:
+            made = self.summarizers()
+            return made.classifier, made.summarizer, self.redactor
+
+        return await prepare(
+            sources,
+            ledger=ledger,
+            group_id=group_id,
+            force=force,
+            since=since,
+            tools=tools,
+            on_progress=on_progress,
+        )
+
+    async def ingest(
+        self,
+        sources: list[Path],
+        *,
+        ledger: Ledger | None,
+        group_id: str | None = None,
+        force: bool = False,
+        since: datetime | None = None,
+        dry_run: bool = False,
+        on_read: Callable[[Path], None] | None = None,
+        on_write: Callable[[int], Callable[[Path], None]] | None = None,
+        on_prepared: Callable[[IngestReport], None] | None = None,
+    ) -> IngestReport:
+        """A run: prepare, then (unless a dry run, or nothing changed: the graph is not opened)
+        write and record each committed batch in the ledger.
+
+        `on_write`, given how many sessions will be written, returns the per-session callback
+        (for a progress bar that knows its total only now). `on_prepared` gets the run's report
+        before the write, which fills it in: a caller that goes on after a backend error (`watch`)
+        still has what was read and what was written before the error."""
+        group_id = group_id or self.group_id
+        prepared = await self.prepare(
+            sources, ledger=ledger, group_id=group_id, force=force, since=since, on_progress=on_read
+        )
+        if on_prepared is not None:
+            on_prepared(prepared.report)
+        if dry_run or not (prepared.sources or prepared.duplicates):
+            return await write(None, prepared, group_id=group_id)
+        async with self.writer() as writer:
+            advance = on_write(len(prepared.sources)) if on_write is not None else None
+            return await write(writer, prepared, ledger=ledger, group_id=group_id, on_progress=advance)
+
+    async def migrate(
+        self,
+        files: list[Path],
+        *,
+        from_graph: bool = False,
+        group_id: str | None = None,
+        dry_run: bool = False,
+    ) -> WriteReport:
+        """Summaries of the older session-tracking module (files, or the old graph's episodes)
+        written as sessions of this graph."""
+        from graphiti_session_tracking.legacy.migrate import migrate_legacy
+
+        group_id = group_id or self.group_id
+
+        if dry_run and not from_graph:  # nothing to read from or write to the graph
+            return await migrate_legacy(None, files, group_id=group_id, dry_run=True, redactor=self.redactor)
+        async with open_backend(self.graph, writable=not dry_run) as backend:
+            return await migrate_legacy(
+                backend,
+                files,
+                from_graph=from_graph,
+                group_id=group_id,
+                dry_run=dry_run,
+                redactor=self.redactor,
+                embedder=self.embedder,
+            )
+
+
+def build_pipeline(
+    config: AppConfig, graph: GraphConfig | None = None, *, use_llm: bool | None = None
+) -> Pipeline:
+    """The one place a run's parts are made from the configuration (`graph` overrides the
+    config's backend settings, as the command line's options do)."""
+    return Pipeline(config, graph or config.graph, use_llm=use_llm)
+
+
+__all__ = ["Pipeline", "Summarizers", "build_pipeline"]

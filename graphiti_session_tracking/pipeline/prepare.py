@@ -1,0 +1,301 @@
+"""Read and summarize what is new or changed: a grown transcript from where the last read stopped,
+transcripts that share a session id merged into one session, exact copies set aside."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from graphiti_session_tracking.graph.schema import iso_time
+from graphiti_session_tracking.transcripts import Session, TranscriptChangedError, read_transcript
+from graphiti_session_tracking.transcripts.merge import merge_sessions
+from graphiti_session_tracking.transcripts.state import decode_session, encode_session
+
+from .ledger import Ledger, SourceRecord, classify_source, file_hash
+from .reports import IngestReport
+from .sources import SourceError, load_summary_file, no_conversation, triage, unreadable_reason
+
+# Summarizing loads its modules (the extractors' regexes, graphiti-core) when a source needs
+# them, so an unchanged tree is answered from the ledger at once.
+if TYPE_CHECKING:
+    from graphiti_session_tracking.redact import Redactor
+    from graphiti_session_tracking.summary import EnhancedSessionSummarizer, EnhancedSessionSummary
+    from graphiti_session_tracking.tools import UnifiedToolClassifier
+
+    Tools = tuple[UnifiedToolClassifier | None, EnhancedSessionSummarizer | None, Redactor]
+
+
+@dataclass
+class PreparedSource:
+    """A source read and summarized, waiting to be written."""
+
+    path: Path
+    summary: EnhancedSessionSummary
+    session_state: bytes | None  # the parsed session, encoded for the ledger; None for .json files
+    byte_offset: int
+    # Other transcripts of the same session id read in this run, merged into `summary` (recorded
+    # in the ledger with it), and exact copies of them (recorded, not written).
+    parts: list[PreparedSource] = field(default_factory=list)
+    duplicates: list[Duplicate] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)  # every transcript of a merged session
+
+
+@dataclass
+class Duplicate:
+    """A source whose bytes equal another transcript's of the same session: nothing more to write."""
+
+    source: PreparedSource
+    of: str
+    group_id: str | None = None  # the original's group, when the original was ingested before
+
+
+@dataclass
+class Prepared:
+    report: IngestReport
+    sources: list[PreparedSource]
+    duplicates: list[Duplicate] = field(default_factory=list)  # of sources ingested before
+
+
+async def prepare(
+    sources: list[Path],
+    *,
+    ledger: Ledger | None = None,
+    force: bool = False,
+    since: datetime | None = None,
+    classifier: UnifiedToolClassifier | None = None,
+    summarizer: EnhancedSessionSummarizer | None = None,
+    redactor: Redactor | None = None,
+    on_progress: Callable[[Path], None] | None = None,
+    group_id: str | None = None,
+    tools: Callable[[], Tools] | None = None,
+) -> Prepared:
+    """Read and summarize the sources that are new or changed since the ledger last saw them, or
+    that were ingested into another group than `group_id` (the write moves them).
+
+    `tools`, when given, makes the classifier, summarizer and redactor on the first source that
+    needs reading: a run where nothing changed never builds them."""
+    report = IngestReport()
+    prepared: list[PreparedSource] = []
+    todo: list[tuple[Path, str, int]] = []
+    for source in sources:
+        report.sources_seen += 1
+        try:
+            plan = triage(source, ledger, force, since, group_id)
+        except (OSError, SourceError) as exc:
+            _fail(report, source, exc)
+        else:
+            if plan is not None:
+                todo.append((source, *plan))
+                continue
+            report.skipped += 1
+        if on_progress is not None:
+            on_progress(source)
+    if todo and tools is not None:
+        classifier, summarizer, redactor = tools()
+    if redactor is None:
+        from graphiti_session_tracking.redact import Redactor
+
+        redactor = Redactor()
+    for source, state, offset in todo:
+        await asyncio.sleep(0)  # a signal handled by the event loop (watch) gets its turn
+        try:
+            item = await _prepare_one(source, state, offset, ledger, classifier, summarizer, redactor, report)
+        except (OSError, SourceError, ValueError) as exc:
+            _fail(report, source, exc)
+            item = None
+        finally:
+            if on_progress is not None:
+                on_progress(source)
+        if item is not None:
+            prepared.append(item)
+    duplicates: list[Duplicate] = []
+    prepared = await _one_per_session(prepared, duplicates, ledger, classifier, summarizer, redactor, report)
+    if classifier is not None:
+        report.llm_calls += classifier.stats.llm_calls
+        report.problems.extend(classifier.problems)
+    # Oldest first, so that each session finds the one it CONTINUES already written.
+    prepared.sort(key=lambda p: (p.summary.started_at is None, iso_time(p.summary.started_at) or ""))
+    return Prepared(report, prepared, duplicates)
+
+
+def _fail(report: IngestReport, source: Path, exc: Exception) -> None:
+    """A source that cannot be used, with its real reason (a loop, no permission, bad content)."""
+    error = f"{source}: {unreadable_reason(source, exc)}" if isinstance(exc, OSError) else str(exc)
+    report.failed.append({"source": str(source), "error": error})
+
+
+async def _one_per_session(
+    prepared: list[PreparedSource],
+    duplicates: list[Duplicate],
+    ledger: Ledger | None,
+    classifier: UnifiedToolClassifier | None,
+    summarizer: EnhancedSessionSummarizer | None,
+    redactor: Redactor,
+    report: IngestReport,
+) -> list[PreparedSource]:
+    """One item per session id: transcripts that share it (this run's, and those the ledger
+    recorded for it before) become one session, the union of their records; an exact copy of
+    another is a duplicate. Summary files of one id cannot be merged: all but one fail, saying so."""
+    by_id: dict[str, list[PreparedSource]] = {}
+    for item in prepared:
+        by_id.setdefault(item.summary.session_id, []).append(item)
+    result: list[PreparedSource] = []
+    for session_id, items in by_id.items():
+        transcripts = [i for i in items if i.session_state is not None]
+        for extra in [i for i in items if i.session_state is None][1 if not transcripts else 0 :]:
+            other = (transcripts or items)[0].path
+            report.failed.append(
+                {
+                    "source": str(extra.path),
+                    "error": f"{extra.path}: session {session_id} also comes from {other} in this run; "
+                    "a summary file is not merged with another source: ingest them apart",
+                }
+            )
+        if not transcripts:
+            result.append(items[0])
+            continue
+        in_run = {i.path.resolve() for i in transcripts}
+        earlier = [
+            r
+            for r in (ledger.sources_of_session(session_id) if ledger is not None else [])
+            if Path(r.path) not in in_run
+            and ledger is not None
+            and ledger.session_state(Path(r.path)) is not None
+        ]
+        if len(transcripts) == 1 and not earlier:
+            result.append(transcripts[0])
+            continue
+        merged = await _merge(session_id, transcripts, earlier, duplicates, ledger, report)
+        if merged is not None:
+            result.append(await _summarize_merged(merged, classifier, summarizer, redactor, report))
+    return result
+
+
+@dataclass
+class _Merge:
+    primary: PreparedSource
+    sessions: list[Session]
+
+
+async def _merge(
+    session_id: str,
+    transcripts: list[PreparedSource],
+    earlier: list[SourceRecord],
+    duplicates: list[Duplicate],
+    ledger: Ledger | None,
+    report: IngestReport,
+) -> _Merge | None:
+    """The distinct transcripts of one session id; copies become duplicates of the first one seen
+    (a transcript ingested before comes first)."""
+    seen: dict[str, str] = {}  # content hash -> the first path with it
+    sessions: list[Session] = []
+    names: list[str] = []
+    for record in earlier:
+        path = Path(record.path)
+        if not path.is_file() or classify_source(path, record)[0] != "unchanged":
+            report.problems.append(
+                f"{path}: recorded for session {session_id} but gone or changed since; "
+                "pass it again to keep its part in the session"
+            )
+            continue
+        state = ledger.session_state(path) if ledger is not None else None
+        if state is not None:
+            seen.setdefault(record.content_hash, record.path)
+            sessions.append(state)
+            names.append(record.path)
+    primary: PreparedSource | None = None
+    copies: list[Duplicate] = []
+    for item in transcripts:
+        digest = file_hash(item.path)
+        if digest in seen:
+            group = next((r.group_id for r in earlier if r.path == seen[digest]), None)
+            copies.append(Duplicate(item, seen[digest], group))
+            continue
+        seen[digest] = str(item.path)
+        assert item.session_state is not None
+        sessions.append(decode_session(item.session_state))
+        names.append(str(item.path))
+        if primary is None:
+            primary = item
+        else:
+            primary.parts.append(item)
+    # Copies are recorded with the session they copy: this run's, or the one ingested before.
+    (primary.duplicates if primary is not None else duplicates).extend(copies)
+    if primary is None:
+        return None  # every source here is a copy of one ingested before: nothing new
+    primary.sources = names if len(names) > 1 else []
+    # The first transcript read this run leads (it names the summary's source file).
+    lead = names.index(str(primary.path))
+    sessions.insert(0, sessions.pop(lead))
+    return _Merge(primary, sessions)
+
+
+async def _summarize_merged(
+    merge: _Merge,
+    classifier: UnifiedToolClassifier | None,
+    summarizer: EnhancedSessionSummarizer | None,
+    redactor: Redactor,
+    report: IngestReport,
+) -> PreparedSource:
+    item = merge.primary
+    if len(merge.sessions) > 1:
+        from graphiti_session_tracking.summary import summarize_session
+
+        session = merge_sessions(merge.sessions)
+        item.summary = await summarize_session(session, classifier, summarizer, redactor)
+        report.llm_calls += item.summary.llm_calls
+    return item
+
+
+async def _prepare_one(
+    source: Path,
+    state: str,
+    offset: int,
+    ledger: Ledger | None,
+    classifier: UnifiedToolClassifier | None,
+    summarizer: EnhancedSessionSummarizer | None,
+    redactor: Redactor,
+    report: IngestReport,
+) -> PreparedSource | None:
+    if source.suffix == ".json":
+        summary = load_summary_file(source)  # redacted where every summary enters the graph: the writer
+        return PreparedSource(source, summary, None, source.stat().st_size)
+    previous = ledger.session_state(source) if ledger is not None and state == "grown" else None
+    try:
+        session, summary = await _read_and_summarize(
+            source, offset, previous, classifier, summarizer, redactor
+        )
+    except TranscriptChangedError:
+        if previous is None:
+            raise
+        # The part read before was rewritten after all (its tail still matched): read it whole.
+        previous = None
+        session, summary = await _read_and_summarize(source, 0, None, classifier, summarizer, redactor)
+    if previous is not None:
+        report.read_incrementally += 1
+    report.problems.extend(str(p) for p in session.problems)
+    report.problems.extend(f"{source}: {note}" for note in summary.notes or [])
+    report.llm_calls += summary.llm_calls
+    # Only the compact state is kept until the write: many sessions in one run stay small.
+    return PreparedSource(source, summary, encode_session(session, redactor.redact), session.end_offset)
+
+
+async def _read_and_summarize(
+    source: Path,
+    offset: int,
+    previous: Session | None,
+    classifier: UnifiedToolClassifier | None,
+    summarizer: EnhancedSessionSummarizer | None,
+    redactor: Redactor,
+) -> tuple[Session, EnhancedSessionSummary]:
+    from graphiti_session_tracking.summary import summarize_session
+
+    session = read_transcript(source, start_offset=offset if previous else 0, previous=previous)
+    unusable = no_conversation(session)
+    if unusable is not None:
+        raise SourceError(unusable)
+    return session, await summarize_session(session, classifier, summarizer, redactor)
