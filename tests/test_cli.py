@@ -310,9 +310,27 @@ def test_query_pack_and_search_from_the_command_line(graph_config: GraphConfig) 
 
     decisions = json.loads(cli("query", "decisions", "--text", "result<t", "--json", *args).stdout)
     assert [list(row) for row in decisions] == [
-        ["session_id", "decision", "rationale", "alternatives", "files", "valid_at", "group_id", "names_file"]
+        [
+            "session_id",
+            "decision",
+            "rationale",
+            "alternatives",
+            "confidence",
+            "by",
+            "files",
+            "valid_at",
+            "group_id",
+            "names_file",
+        ]
     ]
     assert decisions[0]["session_id"].startswith("c7d3d95c")
+    assert (decisions[0]["confidence"], decisions[0]["by"]) == (0.6, "assistant")
+    surer = cli("query", "decisions", "--min-confidence", "0.8", "--json", *args)
+    assert json.loads(surer.stdout) == []
+    assert len(json.loads(cli("query", "decisions", "--min-confidence", "0.6", "--json", *args).stdout)) == 1
+    table = cli("query", "decisions", "--min-confidence", "0.5", *args).stdout
+    assert "0.6" in table  # the confidence column
+    assert cli("query", "decisions", "--min-confidence", "2", *args).returncode == 2
     assert decisions[0]["valid_at"] == "2026-01-21T06:24:31.843000+00:00"
     assert json.loads(cli("query", "decisions", "--since", "2026-01-22", "--json", *args).stdout) == []
 

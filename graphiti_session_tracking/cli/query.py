@@ -94,6 +94,14 @@ _FILTER_OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] =
         default=None,
         help="Only errors hit more than once in the project (how often, first, last, the latest fix).",
     ),
+    "min_confidence": click.option(
+        "--min-confidence",
+        "min_confidence",
+        type=click.FloatRange(0, 1),
+        default=None,
+        help="Only decisions the extractor is at least this sure of (0..1; 0.8: stated or accepted "
+        "choices, 0.5 and up: also choices read from phrasing). Decisions stored without one are left out.",
+    ),
 }
 
 
@@ -137,7 +145,7 @@ def _query_command(name: str, help_text: str) -> Callable[..., None]:
 
 # The columns a table shows (JSON has every field): what fits a terminal and answers the question.
 _TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
-    "decisions": ("session_id", "valid_at", "decision", "rationale", "files"),
+    "decisions": ("session_id", "valid_at", "decision", "rationale", "confidence", "by", "files"),
     "errors": ("session_id", "valid_at", "error", "root_cause", "fix", "times_seen"),
     "config-changes": ("valid_at", "until", "file", "setting", "old_value", "new_value", "session_id"),
     "files": ("path", "sessions", "last_modified_at", "group_id"),
@@ -193,12 +201,15 @@ _query_command(
     """Decisions: what was decided, why, the alternatives, the files it concerns. Newest first.
 
     --file finds decisions that name the file and decisions of sessions that modified it.
-    JSON rows: session_id, decision, rationale, alternatives, files, valid_at, group_id.
+    --min-confidence keeps the decisions the extractor is at least that sure of.
+    JSON rows: session_id, decision, rationale, alternatives, confidence, by, files, valid_at,
+    group_id.
 
     \b
     Example:
       graphiti-sessions query decisions --file src/auth.py --json
       graphiti-sessions query decisions --text jwt --since 2026-01-01 --until 2026-01-31
+      graphiti-sessions query decisions --min-confidence 0.8
     """,
 )
 

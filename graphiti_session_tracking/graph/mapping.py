@@ -222,6 +222,8 @@ def _map_records(
                 decision=decision.decision,
                 rationale=decision.rationale,
                 alternatives=decision.alternatives or [],
+                confidence=decision.confidence,
+                by=decision.by,
                 session_id=summary.session_id,
             ),
         )

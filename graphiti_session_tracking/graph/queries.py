@@ -24,7 +24,7 @@ QUERY_NAMES = ("decisions", "errors", "config-changes", "files", "sessions", "te
 
 # The filters each query takes (besides group_id and limit); all default to null (no filter).
 QUERY_FILTERS: dict[str, tuple[str, ...]] = {
-    "decisions": ("file", "text", "since", "until", "session"),
+    "decisions": ("file", "text", "since", "until", "session", "min_confidence"),
     "errors": ("text", "root_cause", "file", "since", "until", "session", "seen_before"),
     "config-changes": ("setting", "file", "since", "until", "session", "current"),
     "files": ("since", "until"),
@@ -105,6 +105,15 @@ def query_params(dialect: Dialect, name: str, filters: Mapping[str, Any]) -> dic
         params[key] = None if moment is None else time_param(moment, dialect)
         # Session start and end are fixed-format UTC text on both backends.
         params[f"{key}_text"] = iso_time(moment)
+    raw_floor = values.get("min_confidence")
+    if raw_floor is not None:
+        try:
+            floor = float(raw_floor)
+        except (TypeError, ValueError):
+            raise QueryError(f"min_confidence must be a number, not {raw_floor!r}") from None
+        if not 0 <= floor <= 1:
+            raise QueryError(f"min_confidence must be between 0 and 1, not {floor}")
+        params["min_confidence"] = floor
     if name == "sessions":
         activity = values.get("activity")
         if activity is not None and activity not in ACTIVITY_DIMENSIONS:

@@ -175,7 +175,14 @@ def _combine(
             "objective": answers[0].objective.strip() or offline.objective,
             "outcome": answers[-1].outcome,
             "completed_tasks": merged([a.completed_tasks for a in answers], offline.completed_tasks),
-            "key_decisions": merged([a.key_decisions for a in answers], offline.key_decisions),
+            # The confidence scale and `by` are the offline extractor's; a model's own guess at them is not.
+            "key_decisions": merged(
+                [
+                    [d.model_copy(update={"confidence": None, "by": None}) for d in a.key_decisions]
+                    for a in answers
+                ],
+                offline.key_decisions,
+            ),
             "errors_resolved": merged([a.errors_resolved for a in answers], offline.errors_resolved),
             "root_cause_analysis": "\n".join(causes) or offline.root_cause_analysis,
             # Values read from the edits themselves beat the model's retelling of them.

@@ -21,9 +21,15 @@ class _Record(BaseModel):
 
 
 class DecisionRecord(_Record):
+    """A choice the session made. `confidence` (0..1) says how sure the extractor is that this is
+    a decision (see summary/decisions.py for the scale); `by` is who made it. Both are optional:
+    summaries written before they existed, and the LLM summarizer's, leave them out."""
+
     decision: str = Field(min_length=1)
     rationale: str = ""
     alternatives: list[str] | None = None
+    confidence: float | None = Field(default=None, ge=0, le=1)
+    by: Literal["assistant", "user"] | None = None
 
 
 class ErrorResolution(_Record):

@@ -38,7 +38,11 @@ def test_every_record_type_maps_with_facts_and_valid_at() -> None:
         files_modified=["src/auth.py", ".env"],
         key_decisions=[
             DecisionRecord(
-                decision="Use RS256 for JWT signing", rationale="keys can rotate", alternatives=["HS256"]
+                decision="Use RS256 for JWT signing",
+                rationale="keys can rotate",
+                alternatives=["HS256"],
+                confidence=0.9,
+                by="user",
             )
         ],
         errors_resolved=[
@@ -96,6 +100,8 @@ def test_every_record_type_maps_with_facts_and_valid_at() -> None:
         "decision": "Use RS256 for JWT signing",
         "rationale": "keys can rotate",
         "alternatives": ["HS256"],
+        "confidence": 0.9,
+        "by": "user",
         "session_id": s.session_id,
     }
     tasks = {n.name: n.attributes["status"] for n in graph.entities if n.labels == ["Task"]}

@@ -57,6 +57,8 @@ SUMMARIES = [
                 "decision": "Sign JWTs with RS256 in src/auth.py",
                 "rationale": "Keys can ROTATE without redeploying",
                 "alternatives": ["HS256", "EdDSA"],
+                "confidence": 0.9,
+                "by": "user",
             }
         ],
         errors_resolved=[
@@ -91,7 +93,13 @@ SUMMARIES = [
         objective="Build the session store",
         activity_vector={"building": 0.9, "testing": 0.4},
         files_modified=["pyproject.toml", "src/store.py"],
-        key_decisions=[{"decision": "Keep sessions in Redis", "rationale": "Postgres lookups were slow"}],
+        key_decisions=[
+            {
+                "decision": "Keep sessions in Redis",
+                "rationale": "Postgres lookups were slow",
+                "confidence": 0.5,
+            }
+        ],
         config_changes=[
             {"file": "pyproject.toml", "setting": "tool.ruff.line-length", "new_value": "120"},
             {"file": ".env", "setting": "JWT_EXPIRY", "old_value": "3600", "new_value": "7200"},
@@ -122,6 +130,8 @@ DECISION_1 = {
     "decision": "Sign JWTs with RS256 in src/auth.py",
     "rationale": "Keys can ROTATE without redeploying",
     "alternatives": ["HS256", "EdDSA"],
+    "confidence": 0.9,
+    "by": "user",
     "files": ["src/auth.py"],
     "valid_at": T1,
     "group_id": APP,
@@ -132,6 +142,8 @@ DECISION_2 = {
     "decision": "Keep sessions in Redis",
     "rationale": "Postgres lookups were slow",
     "alternatives": [],
+    "confidence": 0.5,
+    "by": None,
     "files": [],
     "valid_at": T2,
     "group_id": APP,
@@ -142,6 +154,8 @@ DECISION_3 = {
     "decision": "Use chi as the router",
     "rationale": "smaller than gin",
     "alternatives": [],
+    "confidence": None,
+    "by": None,
     "files": [],
     "valid_at": T3,
     "group_id": API,
@@ -206,6 +220,13 @@ async def test_decisions_with_every_filter(written: Backend) -> None:
     assert await run_query(written, "decisions", until="2026-01-20") == [DECISION_2, DECISION_1]
     assert await run_query(written, "decisions", since="2026-01-20T10:00:00Z", until=T2) == [DECISION_2]
     assert await run_query(written, "decisions", since="2026-01-20T10:00:01+00:00", until="2026-01-31") == []
+    # Confidence floor, a Cypher parameter: a decision stored without a confidence does not pass.
+    assert await run_query(written, "decisions", min_confidence=0.8) == [DECISION_1]
+    assert await run_query(written, "decisions", min_confidence=0.5) == [DECISION_2, DECISION_1]
+    assert await run_query(written, "decisions", min_confidence=0) == [DECISION_2, DECISION_1]
+    assert await run_query(written, "decisions", min_confidence=0.95) == []
+    with pytest.raises(QueryError, match="between 0 and 1"):
+        await run_query(written, "decisions", min_confidence=1.5)
     # Session by id or short id; limit after merging groups.
     assert await run_query(written, "decisions", session=S3) == [DECISION_3]
     assert await run_query(written, "decisions", session=S1[:8]) == [DECISION_1]
@@ -429,6 +450,8 @@ async def test_real_transcripts(backend: Backend) -> None:
             "decision": "Used Result<T, E> instead of raising exceptions for factorial()",
             "rationale": "",
             "alternatives": ["raising exceptions"],
+            "confidence": 0.6,
+            "by": "assistant",
             "files": [],
             "valid_at": end,
             "group_id": group,

@@ -1,4 +1,4 @@
-"""key_decisions from the assistant's own words: decision, rationale, alternatives."""
+"""key_decisions: each form a choice takes in a transcript, its confidence, and what is not a decision."""
 
 from __future__ import annotations
 
@@ -8,8 +8,23 @@ import pytest
 from conftest import TRANSCRIPTS
 from transcript_builder import TranscriptBuilder
 
+from graphiti_session_tracking.summary import EnhancedSessionSummary
 from graphiti_session_tracking.summary._sentences import split_sentences
-from graphiti_session_tracking.summary.decisions import MAX_DECISIONS, extract_decisions, is_decision
+from graphiti_session_tracking.summary.decisions import (
+    ACCEPTED,
+    ASKED,
+    INTENDED,
+    LISTED,
+    MARKED,
+    MAX_DECISIONS,
+    PICKED,
+    PLAN_STEP,
+    PLANNED,
+    REDIRECTED,
+    STATED,
+    extract_decisions,
+    is_decision,
+)
 from graphiti_session_tracking.summary.model import DecisionRecord
 from graphiti_session_tracking.transcripts import read_transcript
 
@@ -22,70 +37,383 @@ def _decisions(tmp_path: Path, *texts: str) -> list[DecisionRecord]:
     return extract_decisions(t.read(tmp_path))
 
 
-def test_decision_with_because_clause_and_alternative(tmp_path: Path) -> None:
+_QUESTION = {
+    "question": "Which signing algorithm should the tokens use?",
+    "header": "Signing",
+    "options": [
+        {"label": "RS256 (Recommended)", "description": "Keys can rotate without redeploying."},
+        {"label": "HS256", "description": "One shared secret, simpler."},
+        {"label": "EdDSA", "description": "Smallest signatures."},
+    ],
+    "multiSelect": False,
+}
+
+
+def test_ask_user_question_answer(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Add JWT auth.")
+    answer = {"Which signing algorithm should the tokens use?": "RS256 (Recommended)"}
+    t.call(
+        "AskUserQuestion",
+        {"questions": [_QUESTION]},
+        'User has answered your questions: "Which signing algorithm should the tokens use?"="RS256 (Recommended)".',
+        structured={"questions": [_QUESTION], "answers": answer},
+    )
+    assert extract_decisions(t.read(tmp_path)) == [
+        DecisionRecord(
+            decision="Signing: RS256",
+            rationale="Keys can rotate without redeploying",
+            alternatives=["HS256", "EdDSA"],
+            confidence=ASKED,
+            by="user",
+        )
+    ]
+
+
+def test_ask_user_question_answer_from_the_text_and_an_answer_of_the_users_own(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Add JWT auth.")
+    t.call(
+        "AskUserQuestion",
+        {"questions": [_QUESTION]},
+        'User has answered your questions: "Which signing algorithm should the tokens use?"="ES256 with keys in KMS".',
+    )
+    [record] = extract_decisions(t.read(tmp_path))
+    assert record.decision == "Signing: ES256 with keys in KMS"
+    assert record.alternatives == ["RS256", "HS256", "EdDSA"]
+    assert (record.confidence, record.by) == (ASKED, "user")
+
+
+def test_unanswered_question_is_no_decision(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Add JWT auth.")
+    t.call(
+        "AskUserQuestion",
+        {"questions": [_QUESTION]},
+        "The user wants to clarify these questions.",
+        is_error=True,
+    )
+    assert extract_decisions(t.read(tmp_path)) == []
+
+
+_PLAN = """# Plan: Make `evaluate` the default subcommand
+
+## Context
+
+Running `cli --url x` fails because `--url` belongs to the `evaluate` subcommand.
+
+## Approach
+
+Make `evaluate` the default command with `isDefault: true` rather than moving the options to the root.
+
+## Alternative: Copy the options to the root program (fallback)
+
+## Verification
+
+Run the tests.
+"""
+
+
+def test_approved_plan(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Fix the cli.")
+    t.call("ExitPlanMode", {"plan": _PLAN}, "User has approved your plan. You can now start coding.")
+    assert extract_decisions(t.read(tmp_path)) == [
+        DecisionRecord(
+            decision="Make evaluate the default command with isDefault: true rather than moving the options to the root",
+            rationale="Running cli --url x fails because --url belongs to the evaluate subcommand",
+            alternatives=[
+                "Copy the options to the root program (fallback)",
+                "moving the options to the root",
+            ],
+            confidence=PLANNED,
+            by="assistant",
+        )
+    ]
+
+
+def test_plan_to_implement_and_rejected_plan(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Implement the following plan:\n\n" + _PLAN)
+    [record] = extract_decisions(t.read(tmp_path))
+    assert record.confidence == PLANNED
+
+    t = TranscriptBuilder()
+    t.user("Fix the cli.")
+    t.call(
+        "ExitPlanMode",
+        {"plan": _PLAN},
+        "The user doesn't want to proceed with this tool use. The tool use was rejected.",
+        is_error=True,
+    )
+    assert extract_decisions(t.read(tmp_path / "")) == []
+
+
+def test_plan_steps_that_give_their_reason(tmp_path: Path) -> None:
+    plan = (
+        "# Hook chaining\n\n## Implementation\n\n### 1. Refactor\n\n"
+        "The code has four copies. Refactor to a hookSpec struct and a loop to avoid duplicating the logic:\n\n"
+        "```go\ntype hookSpec struct{}\n```\n\n### 2. Paths\n\nResolve the hook folder with dirname instead of a fixed path.\n"
+        "\n### 3. Tests\n\nAdd tests for the backup.\n"
+    )
+    t = TranscriptBuilder()
+    t.user("Implement the following plan:\n\n" + plan)
+    records = extract_decisions(t.read(tmp_path))
+    assert [(r.decision, r.rationale, r.alternatives, r.confidence) for r in records] == [
+        ("Refactor to a hookSpec struct and a loop", "To avoid duplicating the logic", None, PLAN_STEP),
+        ("Resolve the hook folder with dirname instead of a fixed path", "", ["fixed path"], PLAN_STEP),
+    ]
+
+
+def test_plan_without_an_approach_is_a_list_of_steps_not_a_decision(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Fix the cli.")
+    t.call(
+        "ExitPlanMode",
+        {"plan": "# Plan: Fix errors\n\n## Goal\n\nFix it.\n\n## Steps\n\n1. Edit main.go\n"},
+        "ok",
+    )
+    assert extract_decisions(t.read(tmp_path)) == []
+
+
+def test_explicit_decision_line_with_rationale(tmp_path: Path) -> None:
     [record] = _decisions(
         tmp_path,
-        "Let me look at the keys. I'll use **RS256** over HS256 for JWT signing because it is safer in production.",
+        "Looked at both stores.\n\n**Decision:** keep sessions in Redis\n**Rationale:** they expire on their own",
     )
     assert record == DecisionRecord(
-        decision="I'll use RS256 over HS256 for JWT signing",
-        rationale="It is safer in production",
-        alternatives=["HS256"],
+        decision="keep sessions in Redis",
+        rationale="They expire on their own",
+        confidence=MARKED,
+        by="assistant",
     )
 
 
-def test_rationale_from_the_next_sentence(tmp_path: Path) -> None:
-    [record] = _decisions(
+def test_sub_agent_answer_with_a_verdict(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Review PR 12.")
+    t.call(
+        "Task",
+        {"description": "Review PR 12", "prompt": "Review it. End with Verdict: APPROVE or REQUEST CHANGES."},
+        "## Review\n\n**Verdict: APPROVE** ✓\n\nNo blocking issues.",
+    )
+    [record] = extract_decisions(t.read(tmp_path))
+    assert record.decision == "Review PR 12: Verdict: APPROVE"
+    assert (record.confidence, record.by) == (MARKED, "assistant")
+
+
+def test_sub_agent_prose_reads_like_the_main_thread(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Explore.")
+    t.say("I decided to use Redis instead of Memcached.")
+    t.records[-1]["isSidechain"] = True
+    [record] = extract_decisions(t.read(tmp_path))
+    assert record.alternatives == ["Memcached"]
+
+
+def test_template_marker_is_no_decision(tmp_path: Path) -> None:
+    assert _decisions(tmp_path, "Decision: [APPROVE / REQUEST CHANGES]", "Verdict: <your verdict>") == []
+
+
+def test_key_decisions_list_of_a_closing_summary(tmp_path: Path) -> None:
+    records = _decisions(
         tmp_path,
-        "I decided to store sessions in Redis rather than in Postgres. That way they expire on their own.",
+        "## Summary\n\nAll done.\n\n**Key decisions:**\n"
+        "- Kept the SQLite store — the data is tiny\n  - measured at 3 MB\n"
+        "- Used httpx instead of requests because it has timeouts by default\n\n"
+        "## Next steps\n\n- Add a migration",
     )
-    assert record.decision == "I decided to store sessions in Redis rather than in Postgres"
-    assert record.rationale == "That way they expire on their own"
-    assert record.alternatives == ["Postgres"]
+    assert [(r.decision, r.rationale, r.alternatives, r.confidence) for r in records] == [
+        ("Kept the SQLite store", "The data is tiny", None, LISTED),
+        ("Used httpx instead of requests", "It has timeouts by default", ["requests"], LISTED),
+    ]
+
+
+def test_user_picks_a_listed_option(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Review the repo and propose improvements.")
+    t.say(
+        "## Findings\n\n1. **Tests** are missing\n2. **CI** is slow\n\n"
+        "Which should I do?\n\n1. Add pytest\n2. Speed up CI with caching\n3. All of the above"
+    )
+    t.user("2")
+    [record] = extract_decisions(t.read(tmp_path))
+    assert record == DecisionRecord(
+        decision="Speed up CI with caching",
+        alternatives=["Add pytest", "All of the above"],
+        confidence=PICKED,
+        by="user",
+    )
+
+
+def test_recommendation_the_user_accepted(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("The release is failing, what can we do?")
+    t.say(
+        "Two ways out: pin the action, or vendor the script. "
+        "I recommend pinning the action to v4 rather than vendoring the script. Want me to do that?"
+    )
+    t.user("yes, go ahead")
+    [record] = extract_decisions(t.read(tmp_path))
+    assert record.decision == "I recommend pinning the action to v4 rather than vendoring the script"
+    assert record.alternatives == ["vendoring the script"]
+    assert (record.confidence, record.by) == (ACCEPTED, "assistant")
+
+
+def test_accepted_proposal_that_introduces_code(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Can the literals go?")
+    t.say("Yes. Cast instead of duplicate literal:\n\n```go\nNewLanguage(string(RUST))\n```\n\nWant me to?")
+    t.user("yes, and push it too")
+    [record] = extract_decisions(t.read(tmp_path))
+    assert record.decision == "Cast instead of duplicate literal: NewLanguage(string(RUST))"
+    assert (record.alternatives, record.confidence) == (["duplicate literal"], ACCEPTED)
+
+
+def test_recommendation_without_acceptance_is_no_decision(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("The release is failing, what can we do?")
+    t.say("I'd recommend pinning the action to v4. Want me to do that?")
+    t.user("no, let me think about it first")
+    assert extract_decisions(t.read(tmp_path)) == []
+
+
+def test_turned_down_tool_call_with_what_to_do_instead(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Handle the errors in main.go.")
+    t.call(
+        "Edit",
+        {"file_path": "/p/main.go", "old_string": "a", "new_string": "b"},
+        "The user doesn't want to proceed with this tool use. The tool use was rejected. "
+        "To tell you how to proceed, the user said:\ncan you use a switch case instead of linked ifelse?",
+        is_error=True,
+    )
+    [record] = extract_decisions(t.read(tmp_path))
+    assert record == DecisionRecord(
+        decision="Use a switch case instead of linked ifelse",
+        alternatives=["linked ifelse"],
+        confidence=REDIRECTED,
+        by="user",
+    )
 
 
 @pytest.mark.parametrize(
-    ("text", "decision", "alternatives"),
+    ("text", "decision", "alternatives", "confidence"),
     [
         (
             "- Used `Result<T, E>` instead of raising exceptions for `factorial()`",
             "Used Result<T, E> instead of raising exceptions for factorial()",
             ["raising exceptions"],
+            STATED,
         ),
-        ("Going with pydantic for validation.", "Going with pydantic for validation", None),
-        ("We opted for SQLite, since the data is tiny.", "We opted for SQLite", None),
-        ("I chose httpx over requests.", "I chose httpx over requests", ["requests"]),
+        ("I chose httpx over requests.", "I chose httpx over requests", ["requests"], STATED),
         (
-            "I prefer dataclasses to plain dicts here.",
-            "I prefer dataclasses to plain dicts here",
-            ["plain dicts here"],
+            "We switched from Jest to Vitest, since it is faster.",
+            "We switched from Jest to Vitest",
+            ["Jest"],
+            STATED,
+        ),
+        (
+            "Made the cache optional because small installs don't need it.",
+            "Made the cache optional",
+            None,
+            STATED,
+        ),
+        ("I'll use RS256 rather than HS256.", "I'll use RS256 rather than HS256", ["HS256"], INTENDED),
+        (
+            "The correct approach uses only `errors.As()` with an if/else chain.",
+            "The correct approach uses only errors.As() with an if/else chain",
+            None,
+            STATED,
+        ),
+        (
+            "For writes, `workspace-write` is the correct replacement.",
+            "For writes, workspace-write is the correct replacement",
+            None,
+            STATED,
+        ),
+        (
+            "The alternative would have been pinning the cache to a temp dir, but the ignore entry is simpler.",
+            "The alternative would have been pinning the cache to a temp dir, but the ignore entry is simpler",
+            ["pinning the cache to a temp dir"],
+            STATED,
         ),
     ],
 )
-def test_phrasings(tmp_path: Path, text: str, decision: str, alternatives: list[str] | None) -> None:
+def test_phrasings(
+    tmp_path: Path, text: str, decision: str, alternatives: list[str] | None, confidence: float
+) -> None:
     [record] = _decisions(tmp_path, text)
-    assert (record.decision, record.alternatives) == (decision, alternatives)
+    assert (record.decision, record.alternatives, record.confidence) == (decision, alternatives, confidence)
+
+
+def test_would_have_worked_but_takes_the_rest_of_the_paragraph_as_rationale(tmp_path: Path) -> None:
+    [record] = _decisions(
+        tmp_path,
+        "Moving the step would also have worked, but it hides the conflict. "
+        "With the cache in a temp dir, nothing trips over it.\n\nThe change is uncommitted.",
+    )
+    assert record.rationale == "It hides the conflict. With the cache in a temp dir, nothing trips over it"
+    assert record.alternatives == ["Moving the step"]
+
+
+def test_rationale_from_the_clause_or_the_next_sentence(tmp_path: Path) -> None:
+    [first, second] = _decisions(
+        tmp_path,
+        "I decided to store sessions in Redis rather than in Postgres. That way they expire on their own.",
+        "I chose SQLite over Postgres because the data is tiny.",
+    )
+    assert (first.rationale, first.alternatives) == ("That way they expire on their own", ["Postgres"])
+    assert (second.decision, second.rationale) == ("I chose SQLite over Postgres", "The data is tiny")
 
 
 @pytest.mark.parametrize(
     "text",
     [
-        "Should I use RS256 rather than HS256?",
-        "If you'd rather than keep HS256, let me know.",
-        "The function returns None instead of 0.",
-        "The test failed because it got a list instead of a tuple.",
-        "Run it with `--flag-a rather than --flag-b` to see.",
-        'The docs say "prefer composition over inheritance" somewhere.',
+        "Should I use RS256 rather than HS256?",  # a question
+        "If you'd rather keep HS256 instead of RS256, let me know.",  # an offer
+        "The function returns None instead of 0.",  # a diagnosis
+        "The test failed because it got a list instead of a tuple.",  # a diagnosis
+        "The issue is that it reads minutes instead of seconds.",  # a diagnosis
+        "Run it with `--flag-a rather than --flag-b` to see.",  # code
+        'The docs say "prefer composition over inheritance" somewhere.',  # a quote
         "Now let me update the Justfile for Rust.",
-        "I'll iterate over the keys.",
+        "I'll iterate over the keys.",  # "over" without a choice
+        "Replaced the intro section with a shorter one.",  # an edit reported, not a choice
+        "I'll help you redact secrets instead of blocking commits.",  # the request restated
+        "The simpler solution is to disable the workflow, or make it manual only.",  # still two options
+        "Here's the correct approach:",  # announces, does not say
     ],
 )
 def test_not_decisions(text: str) -> None:
     assert not any(is_decision(s) for s in split_sentences(text))
 
 
-def test_code_blocks_are_not_read(tmp_path: Path) -> None:
-    assert _decisions(tmp_path, "Here it is:\n```python\n# decided to use x instead of y\n```\nDone.") == []
+def test_quoted_document_and_tables_are_not_read(tmp_path: Path) -> None:
+    assert (
+        _decisions(
+            tmp_path,
+            "Here it is:\n```python\n# decided to use x instead of y\n```\n"
+            "> We chose MySQL over Postgres.\n\n| a | b |\n| I chose x over y | z |\nDone.",
+        )
+        == []
+    )
+
+
+def test_users_request_restated_by_the_assistant(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Please make the scanner redact secrets instead of blocking the commit.")
+    t.say("I'll make the scanner redact secrets instead of blocking the commit.")
+    assert extract_decisions(t.read(tmp_path)) == []
+
+
+def test_alternatives_are_whole_phrases_or_none(tmp_path: Path) -> None:
+    [record] = _decisions(
+        tmp_path,
+        "I went with a single job instead of the matrix of nine operating systems and three runtimes and two "
+        "package managers per job.",
+    )
+    assert record.alternatives is None
 
 
 _PAIRS = [
@@ -116,12 +444,34 @@ def test_near_duplicates_collapse_and_the_count_is_capped(tmp_path: Path) -> Non
     assert len(records) == MAX_DECISIONS
 
 
-def test_sidechain_text_is_left_out(tmp_path: Path) -> None:
+def test_the_surest_are_kept_when_there_are_too_many(tmp_path: Path) -> None:
     t = TranscriptBuilder()
-    t.user("Explore.")
-    t.say("I decided to use Redis instead of Memcached.")
-    t.records[-1]["isSidechain"] = True
-    assert extract_decisions(t.read(tmp_path)) == []
+    t.user("Build it.")
+    for a, b in _PAIRS:
+        t.say(f"I'll use {a} instead of {b}.")
+    t.say("**Decision:** ship on Fridays only")
+    records = extract_decisions(t.read(tmp_path))
+    assert len(records) == MAX_DECISIONS
+    assert records[-1].decision == "ship on Fridays only"
+
+
+def test_summary_json_round_trips_and_older_summaries_load() -> None:
+    base = {
+        "session_id": "s",
+        "objective": "Add auth",
+        "outcome": "completed",
+        "message_count": 1,
+        "duration_minutes": 1,
+    }
+    new = EnhancedSessionSummary.model_validate(
+        {**base, "key_decisions": [{"decision": "Use RS256", "confidence": 0.9, "by": "user"}]}
+    )
+    assert EnhancedSessionSummary.model_validate_json(new.model_dump_json()) == new
+    old = EnhancedSessionSummary.model_validate({**base, "key_decisions": [{"decision": "Use RS256"}]})
+    assert old.key_decisions is not None
+    assert (old.key_decisions[0].confidence, old.key_decisions[0].by) == (None, None)
+    with pytest.raises(ValueError):
+        DecisionRecord(decision="x", confidence=1.5)
 
 
 def test_real_transcript_rust_port() -> None:
@@ -131,6 +481,8 @@ def test_real_transcript_rust_port() -> None:
         DecisionRecord(
             decision="Used Result<T, E> instead of raising exceptions for factorial()",
             alternatives=["raising exceptions"],
+            confidence=STATED,
+            by="assistant",
         )
     ]
 

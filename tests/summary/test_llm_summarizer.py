@@ -21,7 +21,12 @@ ANSWER: dict[str, Any] = {
     "outcome": "completed",
     "completed_tasks": ["Created the Rust crate", "Ported all modules"],
     "key_decisions": [
-        {"decision": "Use a library crate", "rationale": "No bindings needed", "alternatives": ["PyO3"]}
+        {
+            "decision": "Use a library crate",
+            "rationale": "No bindings needed",
+            "alternatives": ["PyO3"],
+            "confidence": 1.0,  # the model's own guess: dropped, the scale is the offline extractor's
+        }
     ],
     "errors_resolved": [],
     "root_cause_analysis": None,
@@ -46,6 +51,7 @@ async def test_one_call_and_offline_facts_win(fake_openai: FakeOpenAI) -> None:
     assert summary.llm_input_tokens > 1000 and summary.llm_output_tokens > 10
     assert summary.objective == ANSWER["objective"]
     assert summary.key_decisions is not None and summary.key_decisions[0].alternatives == ["PyO3"]
+    assert summary.key_decisions[0].confidence is None
     assert summary.files_modified == offline.files_modified  # the transcript's own facts are kept
     assert summary.message_count == offline.message_count and summary.session_id == offline.session_id
     assert summary.next_steps == ["Publish the crate"]
