@@ -321,6 +321,9 @@ def test_query_pack_and_search_from_the_command_line(graph_config: GraphConfig) 
             "valid_at",
             "group_id",
             "names_file",
+            "holds",
+            "superseded_by",
+            "until",
         ]
     ]
     assert decisions[0]["session_id"].startswith("c7d3d95c")
@@ -348,6 +351,10 @@ def test_query_pack_and_search_from_the_command_line(graph_config: GraphConfig) 
             "valid_at",
             "group_id",
             "names_file",
+            "times_seen",
+            "first_seen",
+            "last_seen",
+            "last_fix",
         ]
         for row in json.loads(errors.stdout)
     )

@@ -162,6 +162,8 @@ async def run_query(
         "group_id": group_id,
         "limit": NO_LIMIT if limit is None else limit,
     }
+    # Rows are cut before the costly part of a query when no later filter can drop them.
+    params["early_limit"] = NO_LIMIT if filters.get("seen_before") else params["limit"]
     groups: list[str | None]
     if group_id is not None:
         groups = [group_id]
@@ -178,13 +180,19 @@ async def run_query(
     return rows if limit is None else rows[:limit]
 
 
-_ONLY_WITH = re.compile(r"^// with \$(\w+):\n.*?^// end with \$\1\n", re.MULTILINE | re.DOTALL)
+_SECTION = re.compile(r"^// (with|without) \$(\w+):\n.*?^// end \1 \$\2\n", re.MULTILINE | re.DOTALL)
 
 
 def _without_unused_filters(text: str, filters: Mapping[str, Any]) -> str:
-    """The query without its `// with $x:` … `// end with $x` sections whose filter is not set:
-    the file filter's join costs as much as the rest of the query, for nothing when unset."""
-    return _ONLY_WITH.sub(lambda m: m.group(0) if filters.get(m.group(1)) is not None else "", text)
+    """The query with its `// with $x:` … `// end with $x` sections only when filter x is set,
+    and its `// without $x:` … `// end without $x` sections only when it is not: the file
+    filter's joins cost as much as the rest of the query, for nothing when unset."""
+
+    def keep(match: re.Match[str]) -> str:
+        wanted = (filters.get(match.group(2)) is not None) == (match.group(1) == "with")
+        return match.group(0) if wanted else ""
+
+    return _SECTION.sub(keep, text)
 
 
 def _sort_key(value: Any, descending: bool) -> tuple[bool, Any]:

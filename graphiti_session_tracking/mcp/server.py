@@ -177,11 +177,12 @@ def build_server(pipeline: Pipeline) -> FastMCP:
     ) -> dict[str, Any]:
         """A file's history: the decisions and errors that concern it (named first, then those of sessions
         that modified it) and the settings changed in it. path: relative to the project root."""
-        return {
-            "decisions": await rows("decisions", group_id, limit, file=path),
-            "errors": await rows("errors", group_id, limit, file=path),
-            "config_changes": await rows("config-changes", group_id, limit, file=path),
-        }
+        decisions, errors, changes = await asyncio.gather(
+            rows("decisions", group_id, limit, file=path),
+            rows("errors", group_id, limit, file=path),
+            rows("config-changes", group_id, limit, file=path),
+        )
+        return {"decisions": decisions, "errors": errors, "config_changes": changes}
 
     @server.tool()
     async def get_session_summary(

@@ -136,6 +136,9 @@ DECISION_1 = {
     "valid_at": T1,
     "group_id": APP,
     "names_file": False,
+    "holds": True,
+    "superseded_by": [],
+    "until": None,
 }
 DECISION_2 = {
     "session_id": S2,
@@ -148,6 +151,9 @@ DECISION_2 = {
     "valid_at": T2,
     "group_id": APP,
     "names_file": False,
+    "holds": True,
+    "superseded_by": [],
+    "until": None,
 }
 DECISION_3 = {
     "session_id": S3,
@@ -160,6 +166,9 @@ DECISION_3 = {
     "valid_at": T3,
     "group_id": API,
     "names_file": False,
+    "holds": True,
+    "superseded_by": [],
+    "until": None,
 }
 ERROR_1 = {
     "session_id": S1,
@@ -456,6 +465,9 @@ async def test_real_transcripts(backend: Backend) -> None:
             "valid_at": end,
             "group_id": group,
             "names_file": False,
+            "holds": True,
+            "superseded_by": [],
+            "until": None,
         }
     ]
     assert await run_query(backend, "config-changes", setting="missing_docs") == [

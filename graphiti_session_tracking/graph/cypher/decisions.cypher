@@ -7,6 +7,15 @@
 // older version or the LLM summarizer, does not pass), $limit.
 // Every parameter but $limit may be null (no filter). With $file, the rows that name the file
 // come first (names_file true), then those that only share a session with it; newest first.
+// `holds` is false once a later decision reversed it (`superseded_by` its sessions, `until` when).
+// with $file:
+// The file first (cheap): the sessions that modified it and the records that name it.
+OPTIONAL MATCH (f:Entity:File {path: $file})
+OPTIONAL MATCH (ms:Entity:Session)-[:RELATES_TO {name: 'MODIFIED_FILE'}]->(f)
+WITH f, collect(DISTINCT ms.uuid) AS modifying
+OPTIONAL MATCH (nr:Entity:Decision)-[:RELATES_TO {name: 'AFFECTS_FILE'}]->(f)
+WITH modifying, collect(DISTINCT nr.uuid) AS naming
+// end with $file
 MATCH (s:Entity:Session)-[r:RELATES_TO]->(d:Entity:Decision)
 WHERE r.name = 'MADE_DECISION'
   AND ($group_id IS NULL OR d.group_id = $group_id)
@@ -17,16 +26,23 @@ WHERE r.name = 'MADE_DECISION'
        OR toLower(d.decision) CONTAINS toLower($text)
        OR toLower(coalesce(d.rationale, '')) CONTAINS toLower($text))
   AND ($min_confidence IS NULL OR coalesce(d.confidence, -1.0) >= $min_confidence)
-OPTIONAL MATCH (d)-[a:RELATES_TO {name: 'AFFECTS_FILE'}]->(af:Entity:File)
-WITH s, r, d, collect(DISTINCT af.path) AS files
 // with $file:
-OPTIONAL MATCH (s)-[m:RELATES_TO {name: 'MODIFIED_FILE'}]->(mf:Entity:File {path: $file})
-WITH s, r, d, files, count(mf) AS session_modified_file
-WHERE $file IS NULL OR $file IN files OR session_modified_file > 0
+  AND (s.uuid IN modifying OR d.uuid IN naming)
+WITH s, r, d, d.uuid IN naming AS names_file
 // end with $file
+// without $file:
+WITH s, r, d, false AS names_file
+// end without $file
+WITH s, r, d, names_file
+ORDER BY names_file DESC, r.valid_at DESC, d.decision
+LIMIT $limit
+OPTIONAL MATCH (d)-[:RELATES_TO {name: 'AFFECTS_FILE'}]->(af:Entity:File)
+WITH s, r, d, names_file, collect(DISTINCT af.path) AS files
+// Whether it still holds: a later decision of the project that reverses it SUPERSEDES it.
+OPTIONAL MATCH (later:Entity:Decision)-[:RELATES_TO {name: 'SUPERSEDES'}]->(d)
+WITH s, r, d, files, names_file, collect(DISTINCT later.session_id) AS superseded_by
 RETURN s.session_id AS session_id, d.decision AS decision, coalesce(d.rationale, '') AS rationale,
        coalesce(d.alternatives, []) AS alternatives, d.confidence AS confidence, d.by AS by,
-       files, r.valid_at AS valid_at,
-       d.group_id AS group_id, ($file IS NOT NULL AND $file IN files) AS names_file
+       files, r.valid_at AS valid_at, d.group_id AS group_id, names_file,
+       size(superseded_by) = 0 AS holds, superseded_by, r.invalid_at AS until
 ORDER BY names_file DESC, valid_at DESC, decision
-LIMIT $limit

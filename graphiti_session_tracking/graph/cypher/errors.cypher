@@ -8,6 +8,14 @@
 // then those that only share a session with it; newest first. Each row says how often the same
 // error (its signature, linked by SEEN_BEFORE) was hit in the project, first and last, and the
 // latest fix recorded for it.
+// with $file:
+// The file first (cheap): the sessions that modified it and the records that name it.
+OPTIONAL MATCH (f:Entity:File {path: $file})
+OPTIONAL MATCH (ms:Entity:Session)-[:RELATES_TO {name: 'MODIFIED_FILE'}]->(f)
+WITH f, collect(DISTINCT ms.uuid) AS modifying
+OPTIONAL MATCH (nr:Entity:ErrorResolution)-[:RELATES_TO {name: 'AFFECTS_FILE'}]->(f)
+WITH modifying, collect(DISTINCT nr.uuid) AS naming
+// end with $file
 MATCH (s:Entity:Session)-[r:RELATES_TO]->(e:Entity:ErrorResolution)
 WHERE r.name = 'RESOLVED_ERROR'
   AND ($group_id IS NULL OR e.group_id = $group_id)
@@ -16,27 +24,32 @@ WHERE r.name = 'RESOLVED_ERROR'
   AND ($until IS NULL OR r.valid_at <= $until)
   AND ($text IS NULL OR toLower(e.error) CONTAINS toLower($text))
   AND ($root_cause IS NULL OR toLower(coalesce(e.root_cause, '')) CONTAINS toLower($root_cause))
-OPTIONAL MATCH (e)-[a:RELATES_TO {name: 'AFFECTS_FILE'}]->(af:Entity:File)
-WITH s, r, e, collect(DISTINCT af.path) AS files
 // with $file:
-OPTIONAL MATCH (s)-[m:RELATES_TO {name: 'MODIFIED_FILE'}]->(mf:Entity:File {path: $file})
-WITH s, r, e, files, count(mf) AS session_modified_file
-WHERE $file IS NULL OR $file IN files OR session_modified_file > 0
+  AND (s.uuid IN modifying OR e.uuid IN naming)
+WITH s, r, e, e.uuid IN naming AS names_file
 // end with $file
+// without $file:
+WITH s, r, e, false AS names_file
+// end without $file
+WITH s, r, e, names_file
+ORDER BY names_file DESC, r.valid_at DESC, e.error
+LIMIT $early_limit  // $limit, or none with $seen_before (it filters below): the rest is read for these rows only
+OPTIONAL MATCH (e)-[:RELATES_TO {name: 'AFFECTS_FILE'}]->(af:Entity:File)
+WITH s, r, e, names_file, collect(DISTINCT af.path) AS files
 // Both directions, one at a time (FalkorDB follows an undirected pattern one way only).
 OPTIONAL MATCH (e)-[:RELATES_TO {name: 'SEEN_BEFORE'}]->(earlier:Entity:ErrorResolution)
-WITH s, r, e, files, collect(DISTINCT earlier) AS before
+WITH s, r, e, files, names_file, collect(DISTINCT earlier) AS before
 OPTIONAL MATCH (later:Entity:ErrorResolution)-[:RELATES_TO {name: 'SEEN_BEFORE'}]->(e)
-WITH s, r, e, files, before, collect(DISTINCT later) AS after
-WITH s, r, e, files, before + after + [e] AS occurrences
+WITH s, r, e, files, names_file, before, collect(DISTINCT later) AS after
+WITH s, r, e, files, names_file, before + after + [e] AS occurrences
 WHERE $seen_before IS NULL OR size(occurrences) > 1
 UNWIND occurrences AS x
-WITH s, r, e, files, x ORDER BY x.created_at, x.uuid
-WITH s, r, e, files, collect(x) AS seen
-WITH s, r, e, files, seen, [x IN seen WHERE coalesce(x.fix, '') <> ''] AS fixed
+WITH s, r, e, files, names_file, x ORDER BY x.created_at, x.uuid
+WITH s, r, e, files, names_file, collect(x) AS seen
+WITH s, r, e, files, names_file, seen, [x IN seen WHERE coalesce(x.fix, '') <> ''] AS fixed
 RETURN s.session_id AS session_id, e.error AS error, coalesce(e.root_cause, '') AS root_cause,
        coalesce(e.fix, '') AS fix, coalesce(e.verification, '') AS verification, files,
-       r.valid_at AS valid_at, e.group_id AS group_id, ($file IS NOT NULL AND $file IN files) AS names_file,
+       r.valid_at AS valid_at, e.group_id AS group_id, names_file,
        size(seen) AS times_seen, seen[0].created_at AS first_seen, seen[size(seen) - 1].created_at AS last_seen,
        CASE WHEN size(fixed) = 0 THEN '' ELSE fixed[size(fixed) - 1].fix END AS last_fix
 ORDER BY names_file DESC, valid_at DESC, error
