@@ -4,7 +4,6 @@ as soon as its batch is committed."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,12 +15,7 @@ from .prepare import Prepared, PreparedSource, prepare
 from .reports import IngestReport
 
 if TYPE_CHECKING:
-    from graphiti_core.embedder.client import EmbedderClient
-
     from graphiti_session_tracking.graph.writer import SessionGraphWriter, WriteResult
-    from graphiti_session_tracking.redact import Redactor
-    from graphiti_session_tracking.summary import EnhancedSessionSummarizer
-    from graphiti_session_tracking.tools import UnifiedToolClassifier
 
 
 async def write(
@@ -95,33 +89,16 @@ def _record(
 
 
 async def ingest_paths(
-    backend: Backend | None,
+    backend: Backend,
     sources: list[Path],
     *,
-    group_id: str | None = None,
     ledger: Ledger | None = None,
+    group_id: str | None = None,
     force: bool = False,
-    since: datetime | None = None,
-    classifier: UnifiedToolClassifier | None = None,
-    summarizer: EnhancedSessionSummarizer | None = None,
-    redactor: Redactor | None = None,
-    on_progress: Callable[[Path], None] | None = None,
-    embedder: EmbedderClient | None = None,
 ) -> IngestReport:
-    """Prepare and write in one go, for callers that hold an open backend (the commands go
-    through `Pipeline.ingest`, which also opens the backend only when something changed)."""
+    """Prepare and write in one go into a backend the caller holds open, with the built-in rules
+    (no LLM, no embedder): the library's shortcut. The commands go through `Pipeline.ingest`."""
     from graphiti_session_tracking.graph.writer import SessionGraphWriter
 
-    prepared = await prepare(
-        sources,
-        group_id=group_id,
-        ledger=ledger,
-        force=force,
-        since=since,
-        classifier=classifier,
-        summarizer=summarizer,
-        redactor=redactor,
-        on_progress=on_progress,
-    )
-    writer = None if backend is None else SessionGraphWriter(backend, embedder=embedder, redactor=redactor)
-    return await write(writer, prepared, ledger=ledger, group_id=group_id)
+    prepared = await prepare(sources, ledger=ledger, group_id=group_id, force=force)
+    return await write(SessionGraphWriter(backend), prepared, ledger=ledger, group_id=group_id)
