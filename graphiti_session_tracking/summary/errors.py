@@ -348,6 +348,14 @@ def error_line(text: str) -> str:
     return lines[0] if lines else cut(_first_line(_clean(text)) or text, ERROR_LIMIT)
 
 
+# Type checkers' messages, recognizable without a file position (Go, TypeScript, Rust, mypy).
+_COMPILER_MESSAGE = re.compile(
+    r"\bcannot use \S.* as \S.* value in \w|\bundefined: \w|\bdeclared and not used\b|"
+    r"\b(?:too many|not enough) arguments in call to\b|\bis not assignable to (?:type|parameter)\b|"
+    r"\bhas no (?:field or method|attribute|member)\b|\bmismatched types\b|\bcannot find (?:value|type|function) `"
+)
+
+
 def pasted_errors(text: str) -> list[str]:
     """Diagnostics and exceptions the user pasted into a request (each distinct, cut)."""
     if text.lstrip().startswith("<"):
@@ -357,8 +365,11 @@ def pasted_errors(text: str) -> list[str]:
         if _WARNING.match(line):
             continue
         positioned = bool(_DIAGNOSTIC.match(line) and (_POSITION.match(line) or _CODE.search(line)))
+        compiler = _COMPILER_MESSAGE.search(line)
         if (positioned or _EXCEPTION.match(line) or _PYTEST_E.match(line)) and not _VAGUE.search(line):
             lines.append(line.strip())
+        elif compiler:  # a type checker's message pasted without its position ("fix this: cannot use …")
+            lines.append(line[compiler.start() :].strip())
     return _distinct(lines)[:_MAX_RECORDS_PER_RUN]
 
 

@@ -474,3 +474,20 @@ def test_a_server_that_runs_until_the_time_limit_got_past_the_error(tmp_path: Pa
     assert record.error == "Error: listen EADDRINUSE: address already in use :::8080"
     assert record.fix == "Ran `kill 60782`"
     assert record.verification == "`node serve.ts` kept running without the error until the time limit"
+
+
+def test_a_type_checker_message_pasted_without_its_position(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user(
+        "fix this: cannot use err (variable of interface type error) as string value in argument to fmt.Fprintf"
+    )
+    t.edit("cmd/root.go", 'fmt.Fprintf(w, "%s", err)', 'fmt.Fprintf(w, "%s", err.Error())')
+    t.bash("go build ./...", "")
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    assert (
+        record.error
+        == "cannot use err (variable of interface type error) as string value in argument to fmt.Fprintf"
+    )
+    assert record.verification == "`go build ./...` passed"
