@@ -31,20 +31,24 @@ from graphiti_session_tracking.summary._sentences import cut
 from .mapping import SessionGraph
 from .schema import Label, Relation, edge_uuid, episode_uuid
 
+KEY_SEP = "\x1f"  # between a setting's file and name in $config_keys
 # Each error links to this many of its latest earlier occurrences at most (the history stays small).
 SEEN_BEFORE_LIMIT = 10
 
 # The settings and error signatures of sessions about to be replaced or removed, whose history is
 # recomputed without them (and whether they made decisions).
 OLD_HISTORY_QUERY = (
-    "UNWIND $session_ids AS sid MATCH (n:Entity) WHERE n.group_id = $group_id AND n.session_id = sid "
-    "AND (n:ConfigChange OR n:ErrorResolution OR n:Decision) "
-    "RETURN n.file AS file, n.setting AS setting, n.signature AS signature, "
-    "(n:Decision AND size(coalesce(n.alternatives, [])) > 0) AS decision"
+    "MATCH (n:Entity:ConfigChange) WHERE n.group_id = $group_id AND n.session_id IN $session_ids "
+    "RETURN n.file AS file, n.setting AS setting, null AS signature, false AS decision "
+    "UNION ALL MATCH (n:Entity:ErrorResolution) WHERE n.group_id = $group_id AND n.session_id IN $session_ids "
+    "RETURN null AS file, null AS setting, n.signature AS signature, false AS decision "
+    "UNION ALL MATCH (n:Entity:Decision) WHERE n.group_id = $group_id AND n.session_id IN $session_ids "
+    "AND size(coalesce(n.alternatives, [])) > 0 "
+    "RETURN null AS file, null AS setting, null AS signature, true AS decision"
 )
 ERRORS_OF_QUERY = (
-    "UNWIND $signatures AS sig MATCH (e:Entity:ErrorResolution) WHERE e.group_id = $group_id "
-    "AND e.signature = sig RETURN e.uuid AS uuid, e.signature AS signature, e.created_at AS at, "
+    "MATCH (e:Entity:ErrorResolution) WHERE e.group_id = $group_id AND e.signature IN $signatures "
+    "RETURN e.uuid AS uuid, e.signature AS signature, e.created_at AS at, "
     "e.session_id AS session_id, e.name AS text, coalesce(e.fix, '') AS detail"
 )
 DECISIONS_OF_QUERY = (
@@ -58,28 +62,31 @@ _CONFIG = Relation.CHANGED_CONFIG.value
 _SEEN = Relation.SEEN_BEFORE.value
 _SUPERSEDES = Relation.SUPERSEDES.value
 _MADE = Relation.MADE_DECISION.value
-# Sections of the batch's write statement (run after its nodes and edges are written).
-HISTORY_SECTIONS = [
+# Sections of the batch's write statement (run after its nodes and edges are written), keyed by
+# what they recompute: a batch includes only those it touches.
+HISTORY_SECTIONS: dict[str, list[str]] = {}
+_SECTIONS = [
     # Links that no longer hold go (the ones computed for this batch are written with its edges).
-    "UNWIND $signatures AS sig MATCH (e:Entity:ErrorResolution) WHERE e.group_id = $group_id "
-    f"AND e.signature = sig MATCH (e)-[r:RELATES_TO {{name: '{_SEEN}'}}]->(:Entity) "
-    "WHERE NOT r.uuid IN $linked DELETE r",
+    "MATCH (e:Entity:ErrorResolution) WHERE e.group_id = $group_id AND e.signature IN $signatures "
+    f"MATCH (e)-[r:RELATES_TO {{name: '{_SEEN}'}}]->(:Entity) WHERE NOT r.uuid IN $linked DELETE r",
     "UNWIND $decisions_touched AS _ MATCH (d:Entity:Decision) WHERE d.group_id = $group_id "
     f"MATCH (d)-[r:RELATES_TO {{name: '{_SUPERSEDES}'}}]->(:Entity) WHERE NOT r.uuid IN $linked DELETE r",
     f"UNWIND $decisions_touched AS _ MATCH (:Entity:Session)-[r:RELATES_TO {{name: '{_MADE}'}}]->(d:Entity:Decision) "
-    "WHERE d.group_id = $group_id AND NOT d.uuid IN [s IN $superseded | s.uuid] "
+    "WHERE d.group_id = $group_id AND r.invalid_at IS NOT NULL AND NOT d.uuid IN [s IN $superseded | s.uuid] "
     "SET r.invalid_at = null, r.expired_at = null",
     f"UNWIND $superseded AS s MATCH (:Entity:Session)-[r:RELATES_TO {{name: '{_MADE}'}}]->(d:Entity:Decision {{uuid: s.uuid}}) "
     "SET r.invalid_at = s.at, r.expired_at = s.at",
     # A setting's value ends where the next change of it begins.
-    "UNWIND $config_keys AS key MATCH (c:Entity:ConfigChange) WHERE c.group_id = $group_id "
-    "AND c.file = key.file AND c.setting = key.setting "
+    "MATCH (c:Entity:ConfigChange) WHERE c.group_id = $group_id AND (c.file + $key_sep + c.setting) IN $config_keys "
     f"MATCH (:Entity:Session)-[r:RELATES_TO {{name: '{_CONFIG}'}}]->(c) "
-    "WITH key, r ORDER BY r.valid_at, r.uuid WITH key, collect(r) AS changes "
-    "UNWIND range(0, size(changes) - 1) AS i "
+    "WITH c.file AS file, c.setting AS setting, r ORDER BY r.valid_at, r.uuid "
+    "WITH file, setting, collect(r) AS changes UNWIND range(0, size(changes) - 1) AS i "
     "WITH changes[i] AS r, CASE WHEN i + 1 < size(changes) THEN changes[i + 1].valid_at ELSE null END AS ended "
+    # Only what changes is written: most of a long chain already holds its dates.
+    "WHERE NOT ((r.invalid_at IS NULL AND ended IS NULL) OR coalesce(r.invalid_at = ended, false)) "
     "SET r.invalid_at = ended, r.expired_at = ended",
 ]
+HISTORY_SECTIONS.update(errors=_SECTIONS[:1], decisions=_SECTIONS[1:4], config=_SECTIONS[4:])
 
 
 @dataclass
@@ -122,10 +129,21 @@ class History:
         self.signatures |= other.signatures
         self.decisions = self.decisions or other.decisions
 
+    @property
+    def sections(self) -> tuple[str, ...]:
+        """Which of HISTORY_SECTIONS the write needs."""
+        wanted = {
+            "errors": bool(self.signatures),
+            "decisions": self.decisions,
+            "config": bool(self.config_keys),
+        }
+        return tuple(name for name, needed in wanted.items() if needed)
+
     def params(self, linked: list[EntityEdge], superseded: list[dict[str, Any]]) -> dict[str, Any]:
         """The write statement's parameters for HISTORY_SECTIONS."""
         return {
-            "config_keys": [{"file": f, "setting": s} for f, s in sorted(self.config_keys)],
+            "config_keys": [f"{f}{KEY_SEP}{s}" for f, s in sorted(self.config_keys)],
+            "key_sep": KEY_SEP,
             "signatures": sorted(self.signatures),
             "decisions_touched": [1] if self.decisions else [],
             "linked": [edge.uuid for edge in linked],

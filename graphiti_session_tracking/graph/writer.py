@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
@@ -123,10 +124,12 @@ _LOCK_GROUP = (
 )
 
 
-def write_query(dialect: Dialect) -> str:
-    """The batch write statement in a database's dialect."""
+@lru_cache(maxsize=32)
+def write_query(dialect: Dialect, history: tuple[str, ...] = tuple(HISTORY_SECTIONS)) -> str:
+    """The batch write statement in a database's dialect, with the history sections it needs."""
     lock = [_LOCK_GROUP] if dialect.group_lock else []
-    return _chain([*lock, *_REMOVE_STALE, *_RELINK, *_write_sections(dialect), *HISTORY_SECTIONS])
+    recompute = [section for name in history for section in HISTORY_SECTIONS[name]]
+    return _chain([*lock, *_REMOVE_STALE, *_RELINK, *_write_sections(dialect), *recompute])
 
 
 EXISTING_QUERY = (
@@ -325,7 +328,9 @@ class SessionGraphWriter:
                 edge = continues_edge(group, session_id, timeline.times[session_id], target)
                 batch.relinked.append((edge, old_uuid))
             params = await self._params(batch)
-            await driver.execute_query(write_query(self.backend.dialect), group_id=group, **params)
+            await driver.execute_query(
+                write_query(self.backend.dialect, batch.history.sections), group_id=group, **params
+            )
         await self._remove_moved(elsewhere)
         return results
 
@@ -458,7 +463,9 @@ class SessionGraphWriter:
         touched = History.of(batch.graphs)
         if batch.replaced_ids:
             records, _, _ = await driver.execute_query(
-                OLD_HISTORY_QUERY, session_ids=batch.replaced_ids, group_id=group
+                OLD_HISTORY_QUERY,
+                session_ids=batch.replaced_ids,
+                group_id=group,
             )
             touched.add(records)
         if removed is not None:
