@@ -28,7 +28,6 @@ from graphiti_session_tracking.group_id import GroupId
 from graphiti_session_tracking.pipeline.reports import WriteReport
 from graphiti_session_tracking.redact import Redactor
 from graphiti_session_tracking.summary import EnhancedSessionSummary
-from graphiti_session_tracking.summary.redaction import redact_summary
 
 from .convert import FILE_GROUP_ID, convert_record, sanitize_group_id
 from .markdown import parse_markdown
@@ -238,6 +237,7 @@ async def migrate_legacy(
     redactor: Redactor | None = None,
     embedder: EmbedderClient | None = None,
     on_progress: Callable[[int], None] | None = None,
+    writer: SessionGraphWriter | None = None,
 ) -> MigrationReport:
     """Migrate legacy summaries from `paths` (.json, .jsonl, .md, folders) and, with `from_graph`,
     from the old episodes in `backend`; write them to `backend` unless `dry_run`.
@@ -246,7 +246,8 @@ async def migrate_legacy(
     `sanitize_group_id`) for graph records and `legacy_import` for file records. `backend` may be
     None only for a dry run from files. Missing paths raise FileNotFoundError; an unreadable file
     or record is listed under `failed` and the rest still goes in. `on_progress(n)` hears of n
-    sessions written."""
+    sessions written. `writer`: the one every summary goes through (the pipeline's, with the
+    config's redactor and embedder); by default one on `backend` with `redactor` and `embedder`."""
     if group_id is not None:
         GroupId(group_id)
     if backend is None and (from_graph or not dry_run):
@@ -268,7 +269,7 @@ async def migrate_legacy(
         report.sources_seen += len(found) + len(errors)
         report.failed += [{"source": e.source, "error": str(e)} for e in errors]
 
-    converted = _convert_all(records, group_id, redactor or Redactor(), report)
+    converted = _convert_all(records, group_id, report)
     if dry_run or backend is None:
         for item in converted:
             report.sessions.append(
@@ -281,7 +282,7 @@ async def migrate_legacy(
             )
         return report
 
-    writer = SessionGraphWriter(backend, embedder=embedder)
+    writer = writer or SessionGraphWriter(backend, embedder=embedder, redactor=redactor)
     by_group: dict[str, list[_Converted]] = {}
     for item in converted:
         by_group.setdefault(item.group_id, []).append(item)
@@ -295,16 +296,15 @@ async def migrate_legacy(
 
 
 def _convert_all(
-    records: list[LegacyRecord], group_id: str | None, redactor: Redactor, report: MigrationReport
+    records: list[LegacyRecord], group_id: str | None, report: MigrationReport
 ) -> list[_Converted]:
-    """Convert and redact; of records that map to the same session of a group, the newest wins
-    (the old module wrote a new handoff for a session it summarized again)."""
+    """Convert (the writer redacts); of records that map to the same session of a group, the newest
+    wins (the old module wrote a new handoff for a session it summarized again)."""
     chosen: dict[tuple[str, str], _Converted] = {}
     order: dict[tuple[str, str], tuple[str, str]] = {}
     for record in records:
         try:
             summary, problems = convert_record(record)
-            summary = redact_summary(summary, redactor)
             group = group_id or (sanitize_group_id(record.group_id) if record.episode_uuid else FILE_GROUP_ID)
         except (ValueError, ValidationError) as exc:
             report.failed.append({"source": record.source, "error": f"{record.source}: {exc}"})

@@ -195,15 +195,13 @@ class Pipeline:
 
         if dry_run and not from_graph:  # nothing to read from or write to the graph
             return await migrate_legacy(None, files, group_id=group_id, dry_run=True, redactor=self.redactor)
+        from graphiti_session_tracking.graph.writer import SessionGraphWriter
+
         async with open_backend(self.graph, writable=not dry_run) as backend:
+            # The old module's summaries are one more source: they enter the graph by the same writer.
+            writer = SessionGraphWriter(backend, embedder=self.embedder, redactor=self.redactor)
             return await migrate_legacy(
-                backend,
-                files,
-                from_graph=from_graph,
-                group_id=group_id,
-                dry_run=dry_run,
-                redactor=self.redactor,
-                embedder=self.embedder,
+                backend, files, from_graph=from_graph, group_id=group_id, dry_run=dry_run, writer=writer
             )
 
 
