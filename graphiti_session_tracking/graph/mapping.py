@@ -147,201 +147,278 @@ def map_summary(
 def _map_records(
     graph: SessionGraph, summary: EnhancedSessionSummary, sid: str, previous_session_uuid: str | None
 ) -> None:
-    """Every record of the summary as an entity linked to the session (and to the files it names)."""
+    """Every record of the summary as an entity linked to the session (and to the files it names),
+    one kind after another (the order makes the same graph every time)."""
+    records = _Records(graph, summary, sid)
+    records.modified_files_and_tools()
+    records.config_changes()
+    records.decisions()
+    records.errors()
+    records.tests()
+    records.tasks()
+    records.discoveries_and_documents()
     session = graph.session_node
-    owned = summary.session_id  # records keyed by the session belong to it alone
-
-    files: dict[str, EntityNode] = {}
-
-    def file_node(path: str) -> EntityNode:
-        if path not in files:
-            files[path] = _entity(
-                graph, Label.FILE, path, name=path, summary=f"File {path}", attributes={"path": path}
-            )
-        return files[path]
-
-    for path in summary.files_modified or []:
-        _relate(graph, session, Relation.MODIFIED_FILE, file_node(path), f"Session {sid} modified {path}")
-
-    for tool in summary.tools_used or []:
-        node = _entity(
-            graph,
-            Label.TOOL,
-            tool.name,
-            name=tool.name,
-            summary=f"Tool {tool.name}: {tool.intent} in {tool.domain}",
-            attributes={"tool_name": tool.name, "intent": tool.intent, "domain": tool.domain},
-        )
-        _relate(
-            graph, session, Relation.USED_TOOL, node, f"Session {sid} used {tool.name} ({tool.calls} calls)"
-        )
-
-    for change in summary.config_changes or []:
-        old = change.old_value if change.old_value is not None else "(unset)"
-        node = _entity(
-            graph,
-            Label.CONFIG_CHANGE,
-            _key(owned, change.file, change.setting),
-            name=f"{change.file}: {change.setting}",
-            summary=f"{change.setting} in {change.file}: {old} → {change.new_value}. {change.reason}".strip(),
-            attributes=_present(
-                file=change.file,
-                setting=change.setting,
-                old_value=change.old_value,
-                new_value=change.new_value,
-                reason=change.reason,
-                session_id=summary.session_id,
-            ),
-        )
-        reason = f" because {change.reason}" if change.reason else ""
-        _relate(
-            graph,
-            session,
-            Relation.CHANGED_CONFIG,
-            node,
-            f"Session {sid} changed {change.setting} in {change.file} from {old} to {change.new_value}{reason}",
-        )
-        _relate(
-            graph,
-            node,
-            Relation.CONFIG_IN_FILE,
-            file_node(change.file),
-            f"{change.setting} is set in {change.file}",
-        )
-
-    known_files = list(files)
-    for decision in summary.key_decisions or []:
-        because = f" because {decision.rationale}" if decision.rationale else ""
-        node = _entity(
-            graph,
-            Label.DECISION,
-            _key(owned, decision.decision),
-            name=decision.decision,
-            summary=f"{decision.decision}.{' Why: ' + decision.rationale if decision.rationale else ''}",
-            attributes=_present(
-                decision=decision.decision,
-                rationale=decision.rationale,
-                alternatives=decision.alternatives or [],
-                confidence=decision.confidence,
-                by=decision.by,
-                session_id=summary.session_id,
-            ),
-        )
-        _relate(
-            graph,
-            session,
-            Relation.MADE_DECISION,
-            node,
-            f"Session {sid} decided: {decision.decision}{because}",
-        )
-        text = " ".join([decision.decision, decision.rationale, *(decision.alternatives or [])])
-        for path in _named_files(text, known_files):
-            _relate(
-                graph,
-                node,
-                Relation.AFFECTS_FILE,
-                files[path],
-                f"Decision '{cut(decision.decision, 80)}' affects {path}",
-            )
-
-    for error in summary.errors_resolved or []:
-        node = _entity(
-            graph,
-            Label.ERROR_RESOLUTION,
-            _key(owned, error.error),
-            name=error.error,
-            summary=" ".join(
-                part
-                for part in (
-                    error.error + ".",
-                    f"Root cause: {error.root_cause}." if error.root_cause else "",
-                    f"Fix: {error.fix}." if error.fix else "",
-                )
-                if part
-            ),
-            attributes=_present(
-                error=error.error,
-                root_cause=error.root_cause,
-                fix=error.fix,
-                verification=error.verification,
-                signature=error_signature(error.error),
-                session_id=summary.session_id,
-            ),
-        )
-        cause = f"; root cause: {error.root_cause}" if error.root_cause else ""
-        fix = f"; fixed by {error.fix}" if error.fix else ""
-        _relate(
-            graph,
-            session,
-            Relation.RESOLVED_ERROR,
-            node,
-            f"Session {sid} resolved '{cut(error.error, 120)}'{cause}{fix}",
-        )
-        for path in _named_files(" ".join([error.error, error.root_cause, error.fix]), known_files):
-            _relate(
-                graph,
-                node,
-                Relation.AFFECTS_FILE,
-                files[path],
-                f"Error '{cut(error.error, 80)}' affects {path}",
-            )
-
-    if summary.test_results is not None:
-        tr = summary.test_results
-        label = f"{tr.framework}: {tr.passed}/{tr.total} passed"
-        node = _entity(
-            graph,
-            Label.TEST_RUN,
-            _key(owned, tr.framework),
-            name=label,
-            summary=label + (f", failed: {', '.join(tr.failed_tests)}" if tr.failed_tests else ""),
-            attributes=_present(
-                framework=tr.framework,
-                total=tr.total,
-                passed=tr.passed,
-                failed=tr.failed,
-                skipped=tr.skipped,
-                coverage_pct=tr.coverage_pct,
-                failed_tests=tr.failed_tests or [],
-                session_id=summary.session_id,
-            ),
-        )
-        _relate(graph, session, Relation.RAN_TESTS, node, f"Session {sid} ran {label}")
-
-    for status, relation, tasks, verb in (
-        ("completed", Relation.COMPLETED_TASK, summary.completed_tasks, "completed"),
-        ("next", Relation.PLANNED_NEXT, summary.next_steps, "planned next"),
-    ):
-        for task in tasks or []:
-            node = _entity(
-                graph,
-                Label.TASK,
-                _key(owned, status, task),
-                name=task,
-                summary=f"Task ({status}): {task}",
-                attributes={"status": status, "session_id": summary.session_id},
-            )
-            _relate(graph, session, relation, node, f"Session {sid} {verb}: {task}")
-
-    for discovery in summary.discoveries or []:
-        node = _entity(
-            graph,
-            Label.DISCOVERY,
-            _key(owned, discovery),
-            name=discovery,
-            summary=discovery,
-            attributes={"session_id": summary.session_id},
-        )
-        _relate(graph, session, Relation.DISCOVERED, node, f"Session {sid} discovered: {discovery}")
-
-    # Documents consulted are Files too (shared with the group), linked apart from MODIFIED_FILE.
-    for path in summary.documentation_referenced or []:
-        _relate(graph, session, Relation.REFERENCED_DOC, file_node(path), f"Session {sid} referenced {path}")
-
     if previous_session_uuid is not None and previous_session_uuid != session.uuid:
         graph.edges.append(
             continues_edge(graph.group_id, summary.session_id, graph.episode.valid_at, previous_session_uuid)
         )
+
+
+class _Records:
+    """The mapping of one summary's records, one method per kind; File nodes are shared by all."""
+
+    def __init__(self, graph: SessionGraph, summary: EnhancedSessionSummary, sid: str) -> None:
+        self.graph, self.summary, self.sid = graph, summary, sid
+        self.session = graph.session_node
+        self.owned = summary.session_id  # records keyed by the session belong to it alone
+        self.files: dict[str, EntityNode] = {}
+
+    def file_node(self, path: str) -> EntityNode:
+        if path not in self.files:
+            self.files[path] = _entity(
+                self.graph, Label.FILE, path, name=path, summary=f"File {path}", attributes={"path": path}
+            )
+        return self.files[path]
+
+    def modified_files_and_tools(self) -> None:
+        """Files the session wrote, and the tools it used."""
+        graph, summary, session, sid, file_node = (
+            self.graph,
+            self.summary,
+            self.session,
+            self.sid,
+            self.file_node,
+        )
+        for path in summary.files_modified or []:
+            _relate(graph, session, Relation.MODIFIED_FILE, file_node(path), f"Session {sid} modified {path}")
+
+        for tool in summary.tools_used or []:
+            node = _entity(
+                graph,
+                Label.TOOL,
+                tool.name,
+                name=tool.name,
+                summary=f"Tool {tool.name}: {tool.intent} in {tool.domain}",
+                attributes={"tool_name": tool.name, "intent": tool.intent, "domain": tool.domain},
+            )
+            _relate(
+                graph,
+                session,
+                Relation.USED_TOOL,
+                node,
+                f"Session {sid} used {tool.name} ({tool.calls} calls)",
+            )
+
+    def config_changes(self) -> None:
+        """Each setting changed, linked to its file."""
+        graph, summary, session, owned, sid, file_node = (
+            self.graph,
+            self.summary,
+            self.session,
+            self.owned,
+            self.sid,
+            self.file_node,
+        )
+        for change in summary.config_changes or []:
+            old = change.old_value if change.old_value is not None else "(unset)"
+            node = _entity(
+                graph,
+                Label.CONFIG_CHANGE,
+                _key(owned, change.file, change.setting),
+                name=f"{change.file}: {change.setting}",
+                summary=f"{change.setting} in {change.file}: {old} → {change.new_value}. {change.reason}".strip(),
+                attributes=_present(
+                    file=change.file,
+                    setting=change.setting,
+                    old_value=change.old_value,
+                    new_value=change.new_value,
+                    reason=change.reason,
+                    session_id=summary.session_id,
+                ),
+            )
+            reason = f" because {change.reason}" if change.reason else ""
+            _relate(
+                graph,
+                session,
+                Relation.CHANGED_CONFIG,
+                node,
+                f"Session {sid} changed {change.setting} in {change.file} from {old} to {change.new_value}{reason}",
+            )
+            _relate(
+                graph,
+                node,
+                Relation.CONFIG_IN_FILE,
+                file_node(change.file),
+                f"{change.setting} is set in {change.file}",
+            )
+
+    def decisions(self) -> None:
+        """Each decision, linked to the files its text names."""
+        graph, summary, session, owned, sid, files = (
+            self.graph,
+            self.summary,
+            self.session,
+            self.owned,
+            self.sid,
+            self.files,
+        )
+        known_files = list(files)
+        for decision in summary.key_decisions or []:
+            because = f" because {decision.rationale}" if decision.rationale else ""
+            node = _entity(
+                graph,
+                Label.DECISION,
+                _key(owned, decision.decision),
+                name=decision.decision,
+                summary=f"{decision.decision}.{' Why: ' + decision.rationale if decision.rationale else ''}",
+                attributes=_present(
+                    decision=decision.decision,
+                    rationale=decision.rationale,
+                    alternatives=decision.alternatives or [],
+                    confidence=decision.confidence,
+                    by=decision.by,
+                    session_id=summary.session_id,
+                ),
+            )
+            _relate(
+                graph,
+                session,
+                Relation.MADE_DECISION,
+                node,
+                f"Session {sid} decided: {decision.decision}{because}",
+            )
+            text = " ".join([decision.decision, decision.rationale, *(decision.alternatives or [])])
+            for path in _named_files(text, known_files):
+                _relate(
+                    graph,
+                    node,
+                    Relation.AFFECTS_FILE,
+                    files[path],
+                    f"Decision '{cut(decision.decision, 80)}' affects {path}",
+                )
+
+    def errors(self) -> None:
+        """Each error resolved, linked to the files its text names."""
+        graph, summary, session, owned, sid, files = (
+            self.graph,
+            self.summary,
+            self.session,
+            self.owned,
+            self.sid,
+            self.files,
+        )
+        known_files = list(files)
+        for error in summary.errors_resolved or []:
+            node = _entity(
+                graph,
+                Label.ERROR_RESOLUTION,
+                _key(owned, error.error),
+                name=error.error,
+                summary=" ".join(
+                    part
+                    for part in (
+                        error.error + ".",
+                        f"Root cause: {error.root_cause}." if error.root_cause else "",
+                        f"Fix: {error.fix}." if error.fix else "",
+                    )
+                    if part
+                ),
+                attributes=_present(
+                    error=error.error,
+                    root_cause=error.root_cause,
+                    fix=error.fix,
+                    verification=error.verification,
+                    signature=error_signature(error.error),
+                    session_id=summary.session_id,
+                ),
+            )
+            cause = f"; root cause: {error.root_cause}" if error.root_cause else ""
+            fix = f"; fixed by {error.fix}" if error.fix else ""
+            _relate(
+                graph,
+                session,
+                Relation.RESOLVED_ERROR,
+                node,
+                f"Session {sid} resolved '{cut(error.error, 120)}'{cause}{fix}",
+            )
+            for path in _named_files(" ".join([error.error, error.root_cause, error.fix]), known_files):
+                _relate(
+                    graph,
+                    node,
+                    Relation.AFFECTS_FILE,
+                    files[path],
+                    f"Error '{cut(error.error, 80)}' affects {path}",
+                )
+
+    def tests(self) -> None:
+        """The test run."""
+        graph, summary, session, owned, sid = self.graph, self.summary, self.session, self.owned, self.sid
+        if summary.test_results is not None:
+            tr = summary.test_results
+            label = f"{tr.framework}: {tr.passed}/{tr.total} passed"
+            node = _entity(
+                graph,
+                Label.TEST_RUN,
+                _key(owned, tr.framework),
+                name=label,
+                summary=label + (f", failed: {', '.join(tr.failed_tests)}" if tr.failed_tests else ""),
+                attributes=_present(
+                    framework=tr.framework,
+                    total=tr.total,
+                    passed=tr.passed,
+                    failed=tr.failed,
+                    skipped=tr.skipped,
+                    coverage_pct=tr.coverage_pct,
+                    failed_tests=tr.failed_tests or [],
+                    session_id=summary.session_id,
+                ),
+            )
+            _relate(graph, session, Relation.RAN_TESTS, node, f"Session {sid} ran {label}")
+
+    def tasks(self) -> None:
+        """Tasks completed and next steps."""
+        graph, summary, session, owned, sid = self.graph, self.summary, self.session, self.owned, self.sid
+        for status, relation, tasks, verb in (
+            ("completed", Relation.COMPLETED_TASK, summary.completed_tasks, "completed"),
+            ("next", Relation.PLANNED_NEXT, summary.next_steps, "planned next"),
+        ):
+            for task in tasks or []:
+                node = _entity(
+                    graph,
+                    Label.TASK,
+                    _key(owned, status, task),
+                    name=task,
+                    summary=f"Task ({status}): {task}",
+                    attributes={"status": status, "session_id": summary.session_id},
+                )
+                _relate(graph, session, relation, node, f"Session {sid} {verb}: {task}")
+
+    def discoveries_and_documents(self) -> None:
+        """Discoveries, and the documents consulted (Files too, shared with the group)."""
+        graph, summary, session, owned, sid, file_node = (
+            self.graph,
+            self.summary,
+            self.session,
+            self.owned,
+            self.sid,
+            self.file_node,
+        )
+        for discovery in summary.discoveries or []:
+            node = _entity(
+                graph,
+                Label.DISCOVERY,
+                _key(owned, discovery),
+                name=discovery,
+                summary=discovery,
+                attributes={"session_id": summary.session_id},
+            )
+            _relate(graph, session, Relation.DISCOVERED, node, f"Session {sid} discovered: {discovery}")
+
+        # Documents consulted are Files too (shared with the group), linked apart from MODIFIED_FILE.
+        for path in summary.documentation_referenced or []:
+            _relate(
+                graph, session, Relation.REFERENCED_DOC, file_node(path), f"Session {sid} referenced {path}"
+            )
 
 
 def continues_edge(group_id: str, session_id: str, when: datetime, previous_session_uuid: str) -> EntityEdge:
