@@ -54,8 +54,10 @@ ERRORS_OF_QUERY = (
 DECISIONS_OF_QUERY = (
     "MATCH (d:Entity:Decision) WHERE d.group_id = $group_id AND size(coalesce(d.alternatives, [])) > 0 "
     "OPTIONAL MATCH (d)-[:RELATES_TO {name: 'AFFECTS_FILE'}]->(f:Entity:File) "
+    "WITH d, collect(f.path) AS files "
+    "OPTIONAL MATCH (d)-[s:RELATES_TO {name: 'SUPERSEDES'}]->(:Entity) "
     "RETURN d.uuid AS uuid, d.session_id AS session_id, d.created_at AS at, d.decision AS text, "
-    "d.alternatives AS alternatives, collect(f.path) AS files"
+    "d.alternatives AS alternatives, files, count(s) > 0 AS linked"
 )
 
 _CONFIG = Relation.CHANGED_CONFIG.value

@@ -481,6 +481,8 @@ class SessionGraphWriter:
             records, _, _ = await driver.execute_query(DECISIONS_OF_QUERY, group_id=group)
             edges, batch.superseded = supersedes_edges(group, records, batch.graphs, rewritten)
             batch.linked += edges
+            if not edges and not any(r["linked"] for r in records) and not (removed and removed.decisions):
+                touched.decisions = False  # no reversal now or before: nothing to write or undo
             for row in batch.superseded:
                 row["at"] = _time(row["at"], self.backend.dialect)
 
