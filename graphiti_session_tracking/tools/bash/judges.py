@@ -1,410 +1,101 @@
-"""Classify shell command lines without an LLM: parse them (shlex), then judge each segment.
-
-A command line is split into segments at `| && || ; &` and newlines; each segment loses its env
-assignments (`FOO=1`), wrappers (`sudo`, `time`, `nohup`, `timeout 60`, `xargs`) and redirections,
-and runners are looked through (`python -m pytest`, `uv run`, `poetry run`, `npx`, `bash -c "…"`).
-Each segment is judged by its executable and subcommand; the line is classified by its most
-significant segment (`cd src && pytest -x` is testing, `ls | head` is reading). Only an unknown
-executable that nothing more significant outweighs is left for an LLM (`needs_llm`).
-"""
+"""One judge per program family: what a segment does, from its program, subcommand and arguments."""
 
 from __future__ import annotations
 
 import posixpath
 import re
-import shlex
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from .files import FileKind, file_kind, file_signals, kind_domain
-from .model import BashCommandClassification, ToolDomain, ToolIntent
-from .signals import merge_signals, split_words
-
-UNKNOWN_CONFIDENCE = 0.3
-_MAX_TARGETS = 20
-_MAX_TARGET_CHARS = 200
-_I, _D = ToolIntent, ToolDomain
-
-
-@dataclass(frozen=True)
-class Kind:
-    """A judgement about one segment. `significance` ranks segments of a compound command:
-    0 navigation / no-op, 1 pipe filters and environment, 2 file operations, 3 running things,
-    reading history, network, 4 building, linting, packages, commits, 5 tests."""
-
-    intent: ToolIntent
-    domain: ToolDomain
-    confidence: float
-    signals: Mapping[str, float]
-    significance: int
-    what: str
-
-
-TEST = Kind(_I.VALIDATE, _D.TESTING, 0.9, {"testing": 0.8, "fixing": 0.2}, 5, "runs tests")
-COVERAGE = Kind(_I.VALIDATE, _D.TESTING, 0.9, {"testing": 0.8, "reviewing": 0.2}, 5, "measures test coverage")
-BENCH = Kind(_I.VALIDATE, _D.TESTING, 0.85, {"testing": 0.5, "refactoring": 0.2}, 4, "runs benchmarks")
-CHECK = Kind(_I.VALIDATE, _D.CODE, 0.8, {"testing": 0.4, "reviewing": 0.3, "fixing": 0.2}, 4, "runs checks")
-LINT = Kind(
-    _I.VALIDATE, _D.CODE, 0.9, {"reviewing": 0.4, "fixing": 0.3, "testing": 0.2}, 4, "lints or type-checks"
-)
-FORMAT = Kind(_I.TRANSFORM, _D.CODE, 0.85, {"refactoring": 0.3, "reviewing": 0.2}, 4, "formats code")
-BUILD = Kind(_I.EXECUTE, _D.CODE, 0.85, {"building": 0.6, "testing": 0.1}, 4, "builds the project")
-DOCS_BUILD = Kind(_I.TRANSFORM, _D.DOCUMENTATION, 0.85, {"documenting": 0.7}, 4, "builds documentation")
-RUN = Kind(_I.EXECUTE, _D.PROCESS, 0.7, {"building": 0.3, "testing": 0.3}, 3, "runs the program")
-SCRIPT = Kind(_I.EXECUTE, _D.PROCESS, 0.6, {"building": 0.2, "testing": 0.2}, 3, "runs a script")
-INLINE = Kind(_I.EXECUTE, _D.CODE, 0.65, {"exploring": 0.3, "testing": 0.2}, 3, "runs inline code")
-REPL = Kind(_I.EXECUTE, _D.CODE, 0.6, {"exploring": 0.4}, 3, "starts an interpreter")
-SERVE = Kind(_I.EXECUTE, _D.PROCESS, 0.75, {"building": 0.3, "testing": 0.3}, 3, "starts a dev server")
-PKG_INSTALL = Kind(
-    _I.CONFIGURE, _D.PACKAGE, 0.9, {"configuring": 0.7, "building": 0.2}, 4, "installs packages"
-)
-PKG_REMOVE = Kind(
-    _I.DELETE, _D.PACKAGE, 0.85, {"configuring": 0.6, "refactoring": 0.1}, 4, "removes packages"
-)
-PKG_READ = Kind(_I.READ, _D.PACKAGE, 0.85, {"exploring": 0.4, "configuring": 0.2}, 3, "inspects packages")
-PKG_AUDIT = Kind(_I.VALIDATE, _D.PACKAGE, 0.85, {"reviewing": 0.5, "configuring": 0.2}, 4, "audits packages")
-PKG_PUBLISH = Kind(_I.COMMUNICATE, _D.PACKAGE, 0.85, {"building": 0.3, "configuring": 0.3}, 4, "publishes")
-ENV_SETUP = Kind(_I.CONFIGURE, _D.PACKAGE, 0.85, {"configuring": 0.8}, 4, "sets up a project or environment")
-CLEAN = Kind(_I.DELETE, _D.FILESYSTEM, 0.8, {"configuring": 0.2, "building": 0.1}, 3, "cleans build output")
-FILE_LIST = Kind(_I.READ, _D.FILESYSTEM, 0.9, {"exploring": 0.5}, 2, "lists files")
-FILE_READ = Kind(_I.READ, _D.FILESYSTEM, 0.85, {"exploring": 0.5, "reviewing": 0.2}, 2, "reads files")
-FILE_INFO = Kind(_I.READ, _D.FILESYSTEM, 0.85, {"exploring": 0.3}, 1, "inspects files")
-FILE_DIFF = Kind(_I.READ, _D.FILESYSTEM, 0.85, {"reviewing": 0.5, "exploring": 0.2}, 2, "compares files")
-FILTER = Kind(_I.TRANSFORM, _D.FILESYSTEM, 0.85, {}, 1, "filters output")
-CODE_SEARCH = Kind(_I.SEARCH, _D.CODE, 0.9, {"exploring": 0.5, "fixing": 0.1}, 2, "searches text")
-FILE_FIND = Kind(_I.SEARCH, _D.FILESYSTEM, 0.9, {"exploring": 0.5}, 2, "finds files")
-FILE_CREATE = Kind(_I.CREATE, _D.FILESYSTEM, 0.85, {"building": 0.3}, 2, "creates files")
-FILE_COPY = Kind(_I.CREATE, _D.FILESYSTEM, 0.8, {"building": 0.2, "refactoring": 0.1}, 2, "copies files")
-FILE_MOVE = Kind(_I.MODIFY, _D.FILESYSTEM, 0.85, {"refactoring": 0.4}, 2, "moves files")
-FILE_DELETE = Kind(_I.DELETE, _D.FILESYSTEM, 0.85, {"refactoring": 0.3, "fixing": 0.1}, 2, "deletes files")
-PERMS = Kind(_I.CONFIGURE, _D.FILESYSTEM, 0.85, {"configuring": 0.5}, 2, "changes permissions")
-LINK = Kind(_I.CREATE, _D.FILESYSTEM, 0.8, {"configuring": 0.4}, 2, "links files")
-ARCHIVE = Kind(_I.TRANSFORM, _D.FILESYSTEM, 0.8, {"configuring": 0.2, "building": 0.1}, 2, "packs or unpacks")
-EDIT_IN_PLACE = Kind(_I.MODIFY, _D.CODE, 0.75, {"refactoring": 0.3, "fixing": 0.3}, 3, "edits files in place")
-PATCH = Kind(_I.MODIFY, _D.CODE, 0.8, {"fixing": 0.4, "refactoring": 0.2}, 3, "applies a patch")
-EDITOR = Kind(_I.MODIFY, _D.CODE, 0.6, {"building": 0.2, "fixing": 0.2}, 2, "opens an editor")
-HTTP = Kind(_I.COMMUNICATE, _D.NETWORK, 0.8, {"exploring": 0.4, "testing": 0.2}, 3, "makes an HTTP request")
-HTTP_LOCAL = Kind(_I.VALIDATE, _D.NETWORK, 0.8, {"testing": 0.5, "fixing": 0.2}, 3, "probes a local service")
-REMOTE = Kind(_I.COMMUNICATE, _D.NETWORK, 0.8, {"configuring": 0.4}, 3, "works on a remote host")
-NET_DIAG = Kind(
-    _I.READ, _D.NETWORK, 0.8, {"fixing": 0.3, "exploring": 0.3, "configuring": 0.2}, 3, "checks the network"
-)
-PROC_READ = Kind(_I.READ, _D.PROCESS, 0.85, {"exploring": 0.3, "fixing": 0.2}, 2, "inspects processes")
-PROC_STOP = Kind(_I.EXECUTE, _D.PROCESS, 0.85, {"configuring": 0.1, "fixing": 0.1}, 2, "stops processes")
-SERVICE_READ = Kind(_I.READ, _D.PROCESS, 0.85, {"fixing": 0.3, "exploring": 0.3}, 3, "inspects services")
-SERVICE_SET = Kind(_I.CONFIGURE, _D.PROCESS, 0.85, {"configuring": 0.7}, 3, "manages services")
-ENV_READ = Kind(
-    _I.READ, _D.PROCESS, 0.85, {"exploring": 0.3, "configuring": 0.1}, 1, "inspects the environment"
-)
-ENV_SET = Kind(_I.CONFIGURE, _D.PROCESS, 0.8, {"configuring": 0.4}, 1, "sets the environment")
-NOOP = Kind(_I.EXECUTE, _D.PROCESS, 0.8, {}, 0, "shell bookkeeping")
-VCS_READ = Kind(
-    _I.READ, _D.VERSION_CONTROL, 0.9, {"reviewing": 0.4, "exploring": 0.2}, 3, "reads repository state"
-)
-VCS_SEARCH = Kind(
-    _I.SEARCH, _D.VERSION_CONTROL, 0.9, {"exploring": 0.5, "fixing": 0.1}, 3, "searches the repository"
-)
-VCS_STAGE = Kind(_I.MODIFY, _D.VERSION_CONTROL, 0.9, {"building": 0.1}, 3, "stages changes")
-VCS_COMMIT = Kind(_I.CREATE, _D.VERSION_CONTROL, 0.9, {"building": 0.2}, 4, "commits")
-VCS_SYNC = Kind(_I.COMMUNICATE, _D.VERSION_CONTROL, 0.9, {"building": 0.1}, 4, "syncs with a remote")
-VCS_CLONE = Kind(
-    _I.CREATE, _D.VERSION_CONTROL, 0.9, {"exploring": 0.3, "configuring": 0.3}, 4, "clones a repository"
-)
-VCS_BRANCH = Kind(
-    _I.MODIFY, _D.VERSION_CONTROL, 0.85, {"building": 0.1, "refactoring": 0.1}, 3, "works with branches"
-)
-VCS_INTEGRATE = Kind(
-    _I.MODIFY, _D.VERSION_CONTROL, 0.85, {"building": 0.2, "fixing": 0.1}, 4, "merges history"
-)
-VCS_UNDO = Kind(_I.MODIFY, _D.VERSION_CONTROL, 0.85, {"fixing": 0.3}, 4, "undoes changes")
-VCS_DELETE = Kind(_I.DELETE, _D.VERSION_CONTROL, 0.85, {"refactoring": 0.2}, 3, "removes tracked things")
-VCS_SETUP = Kind(_I.CONFIGURE, _D.VERSION_CONTROL, 0.9, {"configuring": 0.5}, 4, "configures the repository")
-VCS_BISECT = Kind(
-    _I.VALIDATE, _D.VERSION_CONTROL, 0.85, {"fixing": 0.5, "testing": 0.2}, 4, "bisects history"
-)
-VCS_OTHER = Kind(_I.EXECUTE, _D.VERSION_CONTROL, 0.7, {"building": 0.1}, 3, "runs a git command")
-REVIEW_POST = Kind(
-    _I.COMMUNICATE, _D.VERSION_CONTROL, 0.85, {"building": 0.2, "documenting": 0.1}, 4, "posts to the forge"
-)
-DB_QUERY = Kind(_I.EXECUTE, _D.DATABASE, 0.8, {"exploring": 0.3, "fixing": 0.2}, 3, "queries a database")
-DB_MIGRATE = Kind(
-    _I.CONFIGURE, _D.DATABASE, 0.85, {"configuring": 0.4, "building": 0.3}, 4, "migrates a database"
-)
-CONTAINER_READ = Kind(_I.READ, _D.PROCESS, 0.85, {"exploring": 0.3, "fixing": 0.2}, 3, "inspects containers")
-CONTAINER_BUILD = Kind(
-    _I.EXECUTE, _D.PROCESS, 0.85, {"building": 0.4, "configuring": 0.4}, 4, "builds an image"
-)
-CONTAINER_RUN = Kind(
-    _I.EXECUTE, _D.PROCESS, 0.8, {"configuring": 0.3, "testing": 0.2, "building": 0.1}, 4, "runs containers"
-)
-CONTAINER_STOP = Kind(_I.DELETE, _D.PROCESS, 0.8, {"configuring": 0.3}, 3, "stops or removes containers")
-DEPLOY = Kind(_I.CONFIGURE, _D.PROCESS, 0.85, {"configuring": 0.8}, 4, "changes deployed infrastructure")
-INFRA_PLAN = Kind(
-    _I.VALIDATE, _D.PROCESS, 0.85, {"configuring": 0.5, "reviewing": 0.3}, 4, "plans infrastructure"
-)
-CARGO_EXTRA = Kind(_I.EXECUTE, _D.CODE, 0.6, {"building": 0.3}, 3, "runs a cargo subcommand")
-PKG_SCRIPT = Kind(_I.EXECUTE, _D.CODE, 0.6, {"building": 0.3, "testing": 0.1}, 3, "runs a project script")
-GENERATE = Kind(
-    _I.CREATE, _D.CODE, 0.7, {"building": 0.5, "configuring": 0.2}, 4, "scaffolds or generates code"
+from ..files import FileKind, file_kind, file_signals, kind_domain
+from ..model import ToolIntent
+from ..signals import merge_signals
+from .shell import _DEVICES, _skip_options
+from .vocabulary import (
+    _D,
+    _I,
+    ARCHIVE,
+    BENCH,
+    BUILD,
+    CARGO_EXTRA,
+    CHECK,
+    CLEAN,
+    CODE_SEARCH,
+    CONTAINER_BUILD,
+    CONTAINER_READ,
+    CONTAINER_RUN,
+    CONTAINER_STOP,
+    COVERAGE,
+    DB_MIGRATE,
+    DB_QUERY,
+    DEPLOY,
+    DOCS_BUILD,
+    EDIT_IN_PLACE,
+    EDITOR,
+    ENV_READ,
+    ENV_SET,
+    ENV_SETUP,
+    FILE_COPY,
+    FILE_CREATE,
+    FILE_DELETE,
+    FILE_DIFF,
+    FILE_FIND,
+    FILE_INFO,
+    FILE_LIST,
+    FILE_MOVE,
+    FILE_READ,
+    FILTER,
+    FORMAT,
+    GENERATE,
+    HTTP,
+    HTTP_LOCAL,
+    INFRA_PLAN,
+    INLINE,
+    LINK,
+    LINT,
+    NET_DIAG,
+    NOOP,
+    PATCH,
+    PERMS,
+    PKG_AUDIT,
+    PKG_INSTALL,
+    PKG_PUBLISH,
+    PKG_READ,
+    PKG_REMOVE,
+    PKG_SCRIPT,
+    PROC_READ,
+    PROC_STOP,
+    REMOTE,
+    REPL,
+    REVIEW_POST,
+    RUN,
+    SCRIPT,
+    SERVE,
+    SERVICE_READ,
+    SERVICE_SET,
+    TEST,
+    VCS_BISECT,
+    VCS_BRANCH,
+    VCS_CLONE,
+    VCS_COMMIT,
+    VCS_DELETE,
+    VCS_INTEGRATE,
+    VCS_OTHER,
+    VCS_READ,
+    VCS_SEARCH,
+    VCS_SETUP,
+    VCS_STAGE,
+    VCS_SYNC,
+    VCS_UNDO,
+    Kind,
+    Segment,
+    SegmentVerdict,
+    _table,
+    target_kind,
 )
 
-# Script / target names (npm run X, make X, just X, ./scripts/X.sh): their words name the job.
-_TARGET_WORDS: list[tuple[frozenset[str], Kind]] = [
-    (frozenset({"coverage", "cov"}), COVERAGE),
-    (frozenset({"test", "tests", "spec", "e2e", "unit", "integration", "pytest", "jest", "vitest"}), TEST),
-    (frozenset({"bench", "benchmark", "benchmarks"}), BENCH),
-    (frozenset({"lint", "typecheck", "types", "mypy", "ruff", "eslint", "clippy", "vet", "pyright"}), LINT),
-    (frozenset({"check", "checks", "verify", "validate", "ci", "precommit"}), CHECK),
-    (frozenset({"format", "fmt", "prettier", "black", "isort"}), FORMAT),
-    (frozenset({"doc", "docs", "documentation", "mkdocs", "sphinx"}), DOCS_BUILD),
-    (frozenset({"build", "compile", "bundle", "dist", "package", "wheel", "release", "all"}), BUILD),
-    (frozenset({"dev", "start", "serve", "server", "watch", "preview", "run"}), SERVE),
-    (frozenset({"install", "setup", "bootstrap", "deps", "init", "sync", "venv"}), ENV_SETUP),
-    (frozenset({"migrate", "migration", "migrations", "db"}), DB_MIGRATE),
-    (frozenset({"deploy", "publish", "upload"}), PKG_PUBLISH),
-    (frozenset({"clean", "clear", "distclean"}), CLEAN),
-    (frozenset({"gen", "generate", "codegen", "scaffold"}), GENERATE),
-]
-
-
-def _table(*groups: tuple[str, Kind]) -> dict[str, Kind]:
-    """Subcommand → Kind, written as (space-separated subcommands, Kind) groups."""
-    return {name: kind for names, kind in groups for name in names.split()}
-
-
-def target_kind(name: str) -> Kind | None:
-    """What a script or build target is for, from the words of its name (`test:unit` → tests)."""
-    words = set(split_words(name))
-    for keys, kind in _TARGET_WORDS:
-        if words & keys:
-            return kind
-    return None
-
-
-@dataclass
-class Segment:
-    """One simple command of a command line."""
-
-    words: list[str]
-    writes: list[str] = field(default_factory=list)
-    piped: bool = False  # its input is another command's output
-
-
-@dataclass(frozen=True)
-class SegmentVerdict:
-    kind: Kind
-    base: str
-    subcommand: str | None
-    args: list[str]
-    note: str = ""
-    signals: Mapping[str, float] | None = None  # overrides kind.signals
-    domain: ToolDomain | None = None  # overrides kind.domain
-    confidence: float | None = None  # overrides kind.confidence
-
-    @property
-    def final_signals(self) -> Mapping[str, float]:
-        return self.kind.signals if self.signals is None else self.signals
-
-    @property
-    def final_confidence(self) -> float:
-        return self.kind.confidence if self.confidence is None else self.confidence
-
-
-@dataclass(frozen=True)
-class BashAnalysis:
-    """The heuristic classification, and whether an LLM should judge it instead.
-
-    `unknown_executable` is what could not be placed; it is also the key under which an LLM's
-    answer is remembered for later commands that run the same program.
-    """
-
-    classification: BashCommandClassification
-    needs_llm: bool
-    unknown_executable: str | None = None
-
-
-# --- parsing ------------------------------------------------------------------------------
-
-_HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_OPERATOR_CHARS = frozenset("();<>|&\n")
-_FALLBACK_TOKENS = re.compile(r"&&|\|\||[|;&\n()]|[<>]+&?\d*|[^\s|;&()<>]+")
-_DEVICES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
-
-
-def strip_heredocs(command: str) -> str:
-    """Drop here-document bodies: their text is data, and an apostrophe in it would break shlex."""
-    lines = command.split("\n")
-    out: list[str] = []
-    pending: list[str] = []
-    for line in lines:
-        if pending:
-            if line.strip() == pending[0]:
-                pending.pop(0)
-            continue
-        out.append(line)
-        pending.extend(m.group(2) for m in _HEREDOC.finditer(line) if not line[m.start() :].startswith("<<<"))
-    return "\n".join(out)
-
-
-# `find … \( … \) -exec … \;`: escaped operator characters are words, not operators. They are
-# swapped for private-use characters before lexing and restored in the segments' words.
-_PROTECTED = {c: chr(0xE000 + i) for i, c in enumerate(sorted(_OPERATOR_CHARS - {"\n"}))}
-_RESTORE = str.maketrans({v: k for k, v in _PROTECTED.items()})
-
-
-def _protect_escapes(text: str) -> str:
-    out: list[str] = []
-    quote = ""
-    i = 0
-    while i < len(text):
-        char = text[i]
-        if quote:
-            if char == quote:
-                quote = ""
-            elif char == "\\" and quote == '"' and i + 1 < len(text):
-                out.append(text[i : i + 2])
-                i += 2
-                continue
-        elif char in "'\"":
-            quote = char
-        elif char == "\\" and i + 1 < len(text) and text[i + 1] in _PROTECTED:
-            out.append(_PROTECTED[text[i + 1]])
-            i += 2
-            continue
-        out.append(char)
-        i += 1
-    return "".join(out)
-
-
-def tokenize(command: str) -> tuple[list[str], bool]:
-    """shlex tokens with shell operators as their own tokens; (tokens, parsed cleanly).
-
-    Unbalanced quotes fall back to a plain split, so a broken line is still judged (with less
-    confidence) rather than dropped.
-    """
-    text = _protect_escapes(strip_heredocs(command.replace("\\\n", " ")))
-    lexer = shlex.shlex(text, posix=True, punctuation_chars="();<>|&\n")
-    lexer.whitespace_split = True
-    lexer.whitespace = " \t\r"
-    lexer.commenters = ""
-    try:
-        return list(lexer), True
-    except ValueError:
-        tokens = [t.strip("'\"") for t in _FALLBACK_TOKENS.findall(text)]
-        return [t for t in tokens if t], False
-
-
-def _is_operator(token: str) -> bool:
-    return bool(token) and all(c in _OPERATOR_CHARS for c in token)
-
-
-def split_segments(tokens: list[str]) -> list[Segment]:
-    """Cut tokens into simple commands at `| || && ; & ( )` and newlines; keep redirect targets."""
-    segments: list[Segment] = []
-    current = Segment(words=[])
-    in_comment = False
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        if _is_operator(token) and ("<" in token or ">" in token):
-            if current.words and current.words[-1].isdigit():
-                current.words.pop()  # the fd of `2>&1`
-            if token.startswith("<<") and not token.startswith("<<<"):
-                i += 2  # heredoc operator and its delimiter (the body is already gone)
-                continue
-            target = tokens[i + 1] if i + 1 < len(tokens) and not _is_operator(tokens[i + 1]) else None
-            if target is not None and ">" in token and not target.isdigit() and target not in _DEVICES:
-                current.writes.append(target)
-            i += 2 if target is not None else 1
-            continue
-        if _is_operator(token):
-            if current.words or current.writes:
-                segments.append(current)
-            current = Segment(words=[], piped="|" in token and "||" not in token)
-            in_comment = in_comment and "\n" not in token
-            i += 1
-            continue
-        if token.startswith("#") and not current.words:
-            in_comment = True
-        if not in_comment and token != "$":
-            current.words.append(token.translate(_RESTORE))
-        i += 1
-    if current.words or current.writes:
-        segments.append(current)
-    return segments
-
-
-# --- unwrapping -----------------------------------------------------------------------------
-
-# Wrappers that run the rest of the line, with their options that take a value.
-_WRAPPERS: dict[str, frozenset[str]] = {
-    "sudo": frozenset({"-u", "-g", "-h", "-p", "-C", "-U", "-r", "-t", "-D"}),
-    "doas": frozenset({"-u", "-C"}),
-    "time": frozenset({"-f", "-o"}),
-    "nohup": frozenset(),
-    "nice": frozenset({"-n"}),
-    "ionice": frozenset({"-c", "-n", "-p"}),
-    "env": frozenset({"-u", "-C", "-S"}),
-    "exec": frozenset({"-a"}),
-    "command": frozenset(),
-    "builtin": frozenset(),
-    "xargs": frozenset({"-I", "-n", "-P", "-L", "-d", "-a", "-E", "-s"}),
-    "watch": frozenset({"-n", "-d"}),
-    "stdbuf": frozenset({"-i", "-o", "-e"}),
-    "unbuffer": frozenset(),
-    "caffeinate": frozenset(),
-    "chronic": frozenset(),
-    "then": frozenset(),
-    "do": frozenset(),
-    "else": frozenset(),
-    "!": frozenset(),
-    "{": frozenset(),
-}
-_TAKES_POSITIONAL = {"timeout": 1, "gtimeout": 1}  # `timeout 60 cmd`: the duration
-
-
-def _skip_options(words: list[str], value_flags: frozenset[str]) -> list[str]:
-    i = 0
-    while i < len(words) and words[i].startswith("-") and words[i] != "-":
-        if words[i] == "--":
-            return words[i + 1 :]
-        i += 2 if words[i] in value_flags else 1
-    return words[i:]
-
-
-def unwrap(words: list[str]) -> tuple[list[str], list[str]]:
-    """Drop env assignments and wrappers: (the real command's words, what was dropped)."""
-    dropped: list[str] = []
-    while words:
-        head = words[0]
-        if _ASSIGNMENT.match(head):
-            dropped.append(head.split("=", 1)[0] + "=…")
-            words = words[1:]
-        elif head in _WRAPPERS:
-            if head == "command" and len(words) > 1 and words[1] in ("-v", "-V"):
-                return words, dropped  # `command -v x` asks where x is
-            rest = _skip_options(words[1:], _WRAPPERS[head])
-            while head == "env" and rest and _ASSIGNMENT.match(rest[0]):
-                rest = rest[1:]
-            if not rest:
-                return words, dropped  # `env`, `time` alone are commands of their own
-            dropped.append(head)
-            words = rest
-        elif head in _TAKES_POSITIONAL:
-            dropped.append(head)
-            rest = _skip_options(words[1:], frozenset({"-s", "-k", "--signal", "--kill-after"}))
-            words = rest[_TAKES_POSITIONAL[head] :]
-        else:
-            break
-    return words, dropped
-
-
-def program_name(word: str) -> str:
-    """`/usr/bin/python3.12` → `python`, `.venv/bin/pytest` → `pytest`, `pip3` → `pip`."""
-    base = posixpath.basename(word) if "/" in word else word
-    base = re.sub(r"^(python|pip|pypy|pydoc|idle)[\d.]*$", r"\1", base)
-    return base
+if TYPE_CHECKING:
+    from .analyzer import BashAnalyzer
 
 
 # --- segment judges ---------------------------------------------------------------------------
@@ -1450,146 +1141,3 @@ _SERVERS: dict[str, Judge] = _each(
     "uvicorn gunicorn hypercorn daphne flask streamlit gradio jupyter jupyter-lab ipython nodemon pm2 serve http-server live-server caddy nginx celery rq dramatiq",
     _simple(SERVE),
 )
-
-
-# --- the analyzer -----------------------------------------------------------------------------
-
-
-class BashAnalyzer:
-    """Parses and classifies shell command lines; never calls an LLM (the classifier does that).
-
-    `analyze` is pure: the same command always gives the same answer, so the classifier may
-    cache by command text.
-    """
-
-    def __init__(self, unknown_confidence: float = UNKNOWN_CONFIDENCE) -> None:
-        self.unknown_confidence = min(unknown_confidence, 0.4)
-
-    def judge_segment(self, segment: Segment) -> SegmentVerdict | None:
-        """The verdict on one simple command; None when its executable is unknown."""
-        words, _ = unwrap(segment.words)
-        if not words:
-            if segment.writes:
-                return _file_write(":", [], segment.writes)
-            return SegmentVerdict(NOOP, "", None, [])
-        head, args = words[0], words[1:]
-        prog = program_name(head)
-        judge = _TABLE.get(prog) or _SERVERS.get(prog) or _PY_MODULES.get(prog)
-        if judge is None and prog.endswith((".py", ".sh", ".js", ".ts", ".rb", ".pl", ".bash")):
-            return _script_verdict(prog, head, args)
-        if judge is None and "/" in head:
-            return _script_verdict(prog, head, args)
-        if judge is None and head.startswith("$"):
-            return SegmentVerdict(
-                SCRIPT, head, None, args, note="runs a program named by a variable", confidence=0.5
-            )
-        if judge is None:
-            return None
-        return judge(prog, args, segment, self)
-
-    def judge_line(self, command: str) -> SegmentVerdict | None:
-        """The deciding verdict of a whole (inner) command line; None if only unknowns decide it."""
-        tokens, _ = tokenize(command)
-        verdicts = [self.judge_segment(s) for s in split_segments(tokens)]
-        known = [v for v in verdicts if v is not None]
-        if not known or (len(known) < len(verdicts) and max(v.kind.significance for v in known) < 3):
-            return None
-        return max(known, key=lambda v: v.kind.significance)
-
-    def analyze(self, command: str) -> BashAnalysis:
-        """Classify `command`; `needs_llm` when an unknown executable decides what it does."""
-        raw = command
-        tokens, clean = tokenize(command)
-        segments = split_segments(tokens)
-        if not segments:
-            return BashAnalysis(
-                BashCommandClassification(
-                    raw_command=raw,
-                    base_command="",
-                    intent=_I.EXECUTE,
-                    domain=_D.PROCESS,
-                    confidence=0.1,
-                    reasoning="empty command",
-                    source="heuristic",
-                ),
-                needs_llm=False,
-            )
-        judged = [(s, self.judge_segment(s)) for s in segments]
-        known = [v for _, v in judged if v is not None]
-        unknown = [s for s, v in judged if v is None]
-        best = (
-            max(known, key=lambda v: v.kind.significance) if known else None
-        )  # first of the most significant
-        penalty = 0.0 if clean else 0.1
-        if unknown and (best is None or best.kind.significance < 3):
-            return self._unknown(raw, unknown[0], known, clean)
-        assert best is not None
-        others = [v for v in known if v is not best and v.kind.significance >= 3]
-        signals = merge_signals(
-            best.final_signals, *(v.final_signals for v in others), weights=[1.0] + [0.5] * len(others)
-        )
-        if unknown:
-            penalty += 0.1
-        confidence = round(max(0.05, best.final_confidence - penalty), 3)
-        flags, targets = _flags_and_targets(best.args)
-        reasoning = best.kind.what
-        if best.note:
-            reasoning += f" ({best.note})"
-        if len(segments) > 1:
-            reasoning += f"; decided by `{best.base}{' ' + best.subcommand if best.subcommand else ''}` of {len(segments)} commands"
-        if not clean:
-            reasoning += "; unbalanced quotes, parsed loosely"
-        return BashAnalysis(
-            BashCommandClassification(
-                raw_command=raw,
-                base_command=best.base,
-                subcommand=best.subcommand,
-                flags=flags,
-                targets=targets,
-                intent=best.kind.intent,
-                domain=best.domain or best.kind.domain,
-                confidence=confidence,
-                reasoning=reasoning,
-                activity_signals=signals,
-                source="heuristic",
-            ),
-            needs_llm=False,
-        )
-
-    def _unknown(self, raw: str, segment: Segment, known: list[SegmentVerdict], clean: bool) -> BashAnalysis:
-        words, _ = unwrap(segment.words)
-        exe = program_name(words[0]) if words else ""
-        sub, _ = _first_positional(words[1:])
-        flags, targets = _flags_and_targets(words[1:])
-        signals = merge_signals(*(v.final_signals for v in known), weights=[0.5] * len(known))
-        return BashAnalysis(
-            BashCommandClassification(
-                raw_command=raw,
-                base_command=exe,
-                subcommand=sub,
-                flags=flags,
-                targets=targets,
-                intent=_I.EXECUTE,
-                domain=_D.PROCESS,
-                confidence=self.unknown_confidence,
-                reasoning=f"unknown program {exe!r}; only known to run something",
-                activity_signals=signals,
-                source="heuristic",
-            ),
-            needs_llm=True,
-            unknown_executable=exe,
-        )
-
-    def classify(self, command: str) -> BashCommandClassification:
-        """The heuristic classification alone (low confidence when an LLM was needed)."""
-        return self.analyze(command).classification
-
-
-def _flags_and_targets(args: list[str]) -> tuple[list[str], list[str]]:
-    flags = [a for a in args if a.startswith("-") and a != "-"]
-    targets = [
-        a if len(a) <= _MAX_TARGET_CHARS else a[:_MAX_TARGET_CHARS] + "…"
-        for a in args
-        if not (a.startswith("-") and a != "-")
-    ]
-    return flags[:_MAX_TARGETS], targets[:_MAX_TARGETS]
