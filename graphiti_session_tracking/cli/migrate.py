@@ -65,5 +65,8 @@ def migrate(
             f"{len(report['failed'])} failed; {report['nodes_written']} nodes and "
             f"{report['edges_written']} edges written"
         )
+        for episode in report.get("indexer_episodes", []):  # the old indexer's transcripts, not summaries
+            where = episode["transcript"] or "no longer on disk"
+            click.echo(f"indexer episode {episode['name']!r} (not a summary): transcript {where}")
     if report["failed"]:
         sys.exit(1)

@@ -36,9 +36,15 @@ from graphiti_session_tracking.activity import (
 )
 from graphiti_session_tracking.group_id import GroupId
 from graphiti_session_tracking.summary import EnhancedSessionSummary
-from graphiti_session_tracking.summary.model import DecisionRecord, Outcome
+from graphiti_session_tracking.summary.model import (
+    ConfigChange,
+    DecisionRecord,
+    ErrorResolution,
+    Outcome,
+    TestSummary,
+)
 
-from .schema import LegacyRecord
+from .schema import LegacyConfigChange, LegacyDecision, LegacyError, LegacyRecord, LegacyTestResults
 
 __all__ = [
     "FILE_GROUP_ID",
@@ -71,7 +77,9 @@ def legacy_session_id(record: LegacyRecord) -> str:
         for suffix in (".jsonl", ".json"):
             name = name.removesuffix(suffix)
         name = _clean(name)
-        if name:
+        # The old code's default `session-<slug of the title>` names no transcript, and two titles
+        # sharing 50 characters share it: such a record is keyed by its episode or file, not by it.
+        if name and not name.startswith("session-"):
             return name
     key = f"episode\x1f{record.episode_uuid}" if record.episode_uuid else f"file\x1f{record.source}"
     return str(uuid.uuid5(_NAMESPACE, key))
@@ -149,24 +157,23 @@ def convert_record(record: LegacyRecord) -> tuple[EnhancedSessionSummary, list[s
     project_path = _text(fm.get("project_path")) or None
 
     next_steps = _unique([f"Blocked: {item}" for item in _items(old.blocked_items)] + _items(old.next_steps))
-    decisions = [DecisionRecord(decision=d) for d in _unique(_items(old.key_decisions))]
+    decisions = _decisions(old.key_decisions)
     files = _unique([_relative(path, project_path) for path in _items(old.files_modified)])
     completed = _unique(_items(old.completed_tasks))
     objective = _clean(old.objective) or record.title or "(objective not recorded)"
 
-    duration = _count(fm.get("duration_minutes"))
-    if duration is None and old.duration_estimate:
-        duration = parse_duration_minutes(old.duration_estimate)
+    # The old front matter wrote 0 for durations it could not parse ("45 minutes") and for
+    # unknown message counts: a 0 there is "unknown", and the markdown's own duration wins.
+    duration = _count(fm.get("duration_minutes")) or None
+    if old.duration_estimate:
+        duration = parse_duration_minutes(old.duration_estimate) or duration
         if duration is None:
             problems.append(f"{record.source}: unreadable duration {old.duration_estimate!r}, kept as text")
 
-    started = _time(record.fields.get("created"))
-    ended = record.valid_at or _time(fm.get("indexed_at"))
-    if started and ended and ended < started:
-        problems.append(
-            f"{record.source}: Created {started.isoformat()} is after the record's time; start dropped"
-        )
-        started = None
+    # `**Created**` and the episode's time are when the summary was written, not when the session
+    # ran: the session's end is not before it, its start is unknown.
+    started = None
+    ended = record.valid_at or _time(fm.get("indexed_at")) or _time(record.fields.get("created"))
 
     summary = EnhancedSessionSummary(
         session_id=legacy_session_id(record),
@@ -174,7 +181,8 @@ def convert_record(record: LegacyRecord) -> tuple[EnhancedSessionSummary, list[s
         started_at=started,
         ended_at=ended,
         session_file=_text(fm.get("session_file")) or None,
-        activity_vector=_activity(objective, completed, next_steps, [d.decision for d in decisions], files),
+        activity_vector=_stored_activity(record)
+        or _activity(objective, completed, next_steps, [d.decision for d in decisions], files),
         objective=objective,
         outcome=_outcome(record.fields.get("status"), bool(old.blocked_items), bool(next_steps)),
         completed_tasks=completed or None,
@@ -183,7 +191,10 @@ def convert_record(record: LegacyRecord) -> tuple[EnhancedSessionSummary, list[s
         files_modified=files or None,
         documentation_referenced=_unique(_items(old.documentation_referenced)) or None,
         mcp_tools_used=_unique(_items(old.mcp_tools_used)) or None,
-        message_count=_count(fm.get("message_count")),
+        message_count=_count(fm.get("message_count")) or None,
+        errors_resolved=_errors(old.errors_resolved or _markdown_errors(record)) or None,
+        config_changes=_config_changes(old.config_changes or _markdown_config(record)) or None,
+        test_results=_tests(old.test_results or _markdown_tests(record)),
         duration_minutes=duration,
         metadata=_metadata(record),
     )
@@ -278,6 +289,158 @@ def _key(name: str) -> str:
 def _clean(text: str) -> str:
     """One line, without control characters (they break Cypher parameters on FalkorDB)."""
     return " ".join(_CONTROL.sub(" ", text).split())
+
+
+# "**X**; Rationale: …; Alternatives: …": a second-generation decision flattened to one string.
+_FLATTENED = re.compile(r"^\*\*(?P<decision>.+?)\*\*\s*(?:;\s*|$)(?P<rest>.*)$", re.DOTALL)
+_PART = re.compile(
+    r"(?:^|;\s*)(Rationale|Alternatives)\s*:\s*(.*?)(?=;\s*(?:Rationale|Alternatives)\s*:|$)", re.I | re.S
+)
+_CHANGE = re.compile(r"^\s*(?P<old>.*?)\s*(?:->|→|=>)\s*(?P<new>.+?)\s*$")
+
+
+def _decisions(values: list[str | LegacyDecision]) -> list[DecisionRecord]:
+    """Each decision with its rationale and alternatives, from either generation; a flattened
+    `**X**; Rationale: …; Alternatives: …` string is taken apart."""
+    found: dict[str, DecisionRecord] = {}
+    for value in values:
+        if isinstance(value, LegacyDecision):
+            decision, rationale, alternatives = value.decision, value.rationale, value.alternatives
+        else:
+            decision, rationale, alternatives = value, "", []
+            flat = _FLATTENED.match(value.strip())
+            if flat:
+                decision = flat.group("decision")
+                for name, text in _PART.findall(flat.group("rest")):
+                    if name.lower() == "rationale":
+                        rationale = text
+                    else:
+                        alternatives = [a for a in (_clean(x) for x in re.split(r"[;,]\s*", text)) if a]
+        decision = _clean(decision)
+        if decision and decision not in found:
+            found[decision] = DecisionRecord(
+                decision=decision, rationale=_clean(rationale), alternatives=_unique(alternatives) or None
+            )
+    return list(found.values())
+
+
+def _errors(values: list[LegacyError]) -> list[ErrorResolution]:
+    return [
+        ErrorResolution(
+            error=_clean(e.error),
+            root_cause=_clean(e.root_cause),
+            fix=_clean(e.fix),
+            verification=_clean(e.verification),
+        )
+        for e in values
+        if _clean(e.error)
+    ]
+
+
+def _config_changes(values: list[LegacyConfigChange]) -> list[ConfigChange]:
+    """`change` "60 -> 3600" gives old and new values; any other text is the new value."""
+    changes = []
+    for c in values:
+        if not (_clean(c.file) and _clean(c.setting)):
+            continue
+        arrow = _CHANGE.match(c.change)
+        old, new = (arrow.group("old") or None, arrow.group("new")) if arrow else (None, c.change)
+        changes.append(
+            ConfigChange(
+                file=_clean(c.file),
+                setting=_clean(c.setting),
+                old_value=old,
+                new_value=_clean(new),
+                reason=_clean(c.reason),
+            )
+        )
+    return changes
+
+
+def _tests(value: LegacyTestResults | None) -> TestSummary | None:
+    if value is None or not (value.passed or value.failed):
+        return None
+    return TestSummary(
+        framework=_clean(value.framework) or "unknown",
+        total=value.passed + value.failed,
+        passed=value.passed,
+        failed=value.failed,
+        coverage_pct=value.coverage,
+    )
+
+
+_DIMENSION = re.compile(
+    r"\b(building|fixing|configuring|exploring|refactoring|reviewing|testing|documenting)\b\s*(?::\s*|\()\s*([01](?:\.\d+)?)"
+)
+
+
+def _stored_activity(record: LegacyRecord) -> ActivityVector | None:
+    """The activity vector the old module stored with the summary — its markdown's
+    `**Activity Vector**:` block, else the `activity_profile` ("fixing (0.80), testing (0.50)") —
+    kept as it was, not recomputed from keywords."""
+    block = "\n".join(record.extra_sections.values())
+    profile = record.summary.activity_profile or record.fields.get("activity profile") or ""
+    for text in (block, profile):
+        values = {name: float(value) for name, value in _DIMENSION.findall(text)}
+        if values:
+            return ActivityVector(**values)
+    return None
+
+
+_SECTION_FIELD = re.compile(r"^\*\*(?P<name>[^*]+)\*\*:\s*(?P<value>.*)$", re.MULTILINE)
+
+
+def _section_fields(text: str) -> dict[str, str]:
+    return {m.group("name").strip().lower(): m.group("value").strip() for m in _SECTION_FIELD.finditer(text)}
+
+
+def _markdown_errors(record: LegacyRecord) -> list[LegacyError]:
+    """`### <error>` subsections with Root Cause, Fix and Verification bullets."""
+    errors = []
+    for title, text in record.extra_sections.items():
+        fields = _section_fields(text)
+        if {"root cause", "fix"} & fields.keys():
+            errors.append(
+                LegacyError(
+                    error=title,
+                    root_cause=fields.get("root cause", ""),
+                    fix=fields.get("fix", ""),
+                    verification=fields.get("verification", ""),
+                )
+            )
+    return errors
+
+
+def _markdown_config(record: LegacyRecord) -> list[LegacyConfigChange]:
+    """The `## Configuration Changes` pipe table (File | Setting | Change | Reason, `\\|` escaped)."""
+    text = next(
+        (t for name, t in record.extra_sections.items() if name.lower() == "configuration changes"), ""
+    )
+    cells = [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", text)]
+    cells = [c for c in cells if c and not re.fullmatch(r"-{3,}", c)]
+    if cells[:4] == ["File", "Setting", "Change", "Reason"]:
+        cells = cells[4:]
+    return [
+        LegacyConfigChange(file=row[0], setting=row[1], change=row[2], reason=row[3])
+        for row in (cells[i : i + 4] for i in range(0, len(cells) - 3, 4))
+    ]
+
+
+def _markdown_tests(record: LegacyRecord) -> LegacyTestResults | None:
+    """`## Test Results`: framework, "42/45 passed (3 failed)", coverage."""
+    text = next((t for name, t in record.extra_sections.items() if name.lower() == "test results"), "")
+    fields = _section_fields(text)
+    counts = re.match(r"(\d+)/(\d+) passed", fields.get("results", ""))
+    if counts is None:
+        return None
+    passed, total = int(counts.group(1)), int(counts.group(2))
+    coverage = re.match(r"([\d.]+)%", fields.get("coverage", ""))
+    return LegacyTestResults(
+        framework=fields.get("framework", ""),
+        passed=passed,
+        failed=max(total - passed, 0),
+        coverage=float(coverage.group(1)) if coverage else None,
+    )
 
 
 def _items(values: list[str]) -> list[str]:

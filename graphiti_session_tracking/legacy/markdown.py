@@ -147,7 +147,7 @@ def parse_markdown(text: str, source: str) -> LegacyRecord:
         next_steps=body.lists.get("next_steps", []),
         files_modified=body.lists.get("files_modified", []),
         documentation_referenced=body.lists.get("documentation_referenced", []),
-        key_decisions=body.lists.get("key_decisions", []),
+        key_decisions=list(body.lists.get("key_decisions", [])),
         mcp_tools_used=body.lists.get("mcp_tools_used", []),
         token_count=token_count,
         duration_estimate=duration if duration and not _NONE.match(duration) else None,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from graphiti_session_tracking.graph.schema import iso_time
 from graphiti_session_tracking.graph.writer import SessionGraphWriter
 from graphiti_session_tracking.group_id import GroupId
 from graphiti_session_tracking.pipeline.reports import WriteReport
+from graphiti_session_tracking.pipeline.sources import DEFAULT_TRANSCRIPTS_DIR
 from graphiti_session_tracking.redact import Redactor
 from graphiti_session_tracking.summary import EnhancedSessionSummary
 
@@ -61,6 +62,9 @@ class MigrationReport(WriteReport):
     newer one of the same session."""
 
     dry_run: bool = False
+    # Episodes the old MCP server's indexer wrote (filtered transcripts, not summaries): not
+    # migrated, not failures; each names its session and whether its transcript is on disk.
+    indexer_episodes: list[dict[str, Any]] = field(default_factory=list)
 
 
 # --- files ------------------------------------------------------------------------------------
@@ -166,8 +170,11 @@ def discover_legacy_files(paths: Iterable[Path]) -> list[Path]:
 # --- graph ------------------------------------------------------------------------------------
 
 
-async def read_graph_records(backend: Backend) -> tuple[list[LegacyRecord], list[LegacyFormatError]]:
-    """Every old session-summary episode in the database, parsed; bad ones as errors."""
+async def read_graph_records(
+    backend: Backend, indexed: list[dict[str, Any]] | None = None
+) -> tuple[list[LegacyRecord], list[LegacyFormatError]]:
+    """Every old session-summary episode in the database, parsed; bad ones as errors. Episodes of
+    the old indexer (`Session 005: 3f1c9a2b`, a filtered transcript) go to `indexed` instead."""
     records: list[LegacyRecord] = []
     errors: list[LegacyFormatError] = []
     seen: set[str] = set()
@@ -188,6 +195,13 @@ async def read_graph_records(backend: Backend) -> tuple[list[LegacyRecord], list
                 continue
             seen.add(episode_uuid)
             source = f"episode {episode_uuid}"
+            indexer = _INDEXER_NAME.match(name)
+            if indexer or description.startswith(_INDEXER_DESCRIPTION):
+                if indexed is not None:
+                    indexed.append(
+                        _indexer_episode(episode_uuid, name, indexer.group(1) if indexer else None)
+                    )
+                continue
             try:
                 record = parse_markdown(str(row["content"] or ""), source)
             except LegacyFormatError as exc:
@@ -199,6 +213,24 @@ async def read_graph_records(backend: Backend) -> tuple[list[LegacyRecord], list
             record.valid_at = _as_datetime(row["valid_at"])
             records.append(record)
     return records, errors
+
+
+# The old MCP server's indexer: `Session 005: 3f1c9a2b` (8 hex of the session id), described
+# "Filtered Claude Code session …"; its content is the filtered transcript.
+_INDEXER_NAME = re.compile(r"^Session \d+: ([0-9a-f]{8})\s*$")
+_INDEXER_DESCRIPTION = "Filtered Claude Code session"
+
+
+def _indexer_episode(episode_uuid: str, name: str, short_id: str | None) -> dict[str, Any]:
+    """What an indexer episode names, and whether its transcript can still be ingested."""
+    found = sorted(DEFAULT_TRANSCRIPTS_DIR.glob(f"*/{short_id}*.jsonl")) if short_id else []
+    return {
+        "episode": episode_uuid,
+        "name": name,
+        "session": short_id,
+        "transcript": str(found[0]) if found else None,
+        "note": "ingest the transcript for its full summary" if found else "transcript no longer on disk",
+    }
 
 
 def _as_datetime(value: Any) -> datetime | None:
@@ -264,7 +296,7 @@ async def migrate_legacy(
         report.sources_seen += len(found) + len(errors)
         report.failed += [{"source": f"{e.source}:{e.line}", "error": str(e)} for e in errors]
     if from_graph and backend is not None:
-        found, errors = await read_graph_records(backend)
+        found, errors = await read_graph_records(backend, report.indexer_episodes)
         records += found
         report.sources_seen += len(found) + len(errors)
         report.failed += [{"source": e.source, "error": str(e)} for e in errors]

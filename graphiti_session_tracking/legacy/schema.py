@@ -25,8 +25,50 @@ class LegacyFormatError(ValueError):
         self.reason = reason
 
 
+class LegacyDecision(BaseModel):
+    """A second-generation decision (the first generation wrote plain strings)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    decision: str
+    rationale: str = ""
+    alternatives: list[str] = Field(default_factory=list)
+
+
+class LegacyError(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    error: str
+    root_cause: str = ""
+    fix: str = ""
+    verification: str = ""
+
+
+class LegacyConfigChange(BaseModel):
+    """`change` is free text ("60 -> 3600", "added", "set to 3600")."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    file: str
+    setting: str
+    change: str = ""
+    reason: str = ""
+
+
+class LegacyTestResults(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    framework: str = ""
+    passed: int = Field(default=0, ge=0)
+    failed: int = Field(default=0, ge=0)
+    coverage: float | None = Field(default=None, ge=0, le=100)
+
+
 class SessionSummarySchema(BaseModel):
-    """The old summary: plain strings, no rationale, duration as free text."""
+    """The old summary, both generations (shared/LEGACY_FORMAT.md sections 1 and 4): the first
+    wrote plain strings and free-text durations; the second added rationale and alternatives,
+    errors resolved, config changes, test results and the activity profile, and defaulted every
+    list but completed_tasks and next_steps to empty."""
 
     # The old model ignored unknown keys; exports sometimes carry extra ones.
     model_config = ConfigDict(extra="ignore")
@@ -37,10 +79,14 @@ class SessionSummarySchema(BaseModel):
     next_steps: list[str]
     files_modified: list[str] = Field(default_factory=list)
     documentation_referenced: list[str] = Field(default_factory=list)
-    key_decisions: list[str]
+    key_decisions: list[str | LegacyDecision] = Field(default_factory=list)
     mcp_tools_used: list[str] = Field(default_factory=list)
     token_count: int | None = None
     duration_estimate: str | None = None
+    errors_resolved: list[LegacyError] = Field(default_factory=list)
+    config_changes: list[LegacyConfigChange] = Field(default_factory=list)
+    test_results: LegacyTestResults | None = None
+    activity_profile: str | None = None  # "fixing (0.80), testing (0.50)"
 
 
 @dataclass

@@ -20,10 +20,21 @@ def test_defaults_of_the_optional_fields() -> None:
         "mcp_tools_used": [],
         "token_count": None,
         "duration_estimate": None,
+        "errors_resolved": [],
+        "config_changes": [],
+        "test_results": None,
+        "activity_profile": None,
     }
+    # The second generation defaulted key_decisions to [] (the first required it).
+    assert (
+        SessionSummarySchema.model_validate(
+            {k: v for k, v in MINIMAL.items() if k != "key_decisions"}
+        ).key_decisions
+        == []
+    )
 
 
-@pytest.mark.parametrize("missing", sorted(MINIMAL))
+@pytest.mark.parametrize("missing", sorted(set(MINIMAL) - {"key_decisions"}))
 def test_required_fields(missing: str) -> None:
     with pytest.raises(ValidationError, match=missing):
         SessionSummarySchema.model_validate({k: v for k, v in MINIMAL.items() if k != missing})
