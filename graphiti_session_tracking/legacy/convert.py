@@ -21,6 +21,7 @@ session-tracking":
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 import uuid
@@ -81,8 +82,27 @@ def legacy_session_id(record: LegacyRecord) -> str:
         # sharing 50 characters share it: such a record is keyed by its episode or file, not by it.
         if name and not name.startswith("session-"):
             return name
-    key = f"episode\x1f{record.episode_uuid}" if record.episode_uuid else f"file\x1f{record.source}"
-    return str(uuid.uuid5(_NAMESPACE, key))
+    return str(uuid.uuid5(_NAMESPACE, f"content\x1f{content_key(record)}"))
+
+
+def content_key(record: LegacyRecord) -> str:
+    """What makes two legacy records the same record wherever they were found (a graph episode,
+    a JSON export of it, a handoff file): its objective, tasks, next steps and decisions."""
+    old = record.summary
+    decisions = [d if isinstance(d, str) else d.decision for d in old.key_decisions]
+    parts = [
+        old.objective or record.title or "",
+        *old.completed_tasks,
+        "\x1e",
+        *old.next_steps,
+        "\x1e",
+        *decisions,
+    ]
+    text = "\x1f".join(" ".join(_FLATTENED_MARKUP.sub("", part).split()).casefold() for part in parts)
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+_FLATTENED_MARKUP = re.compile(r"\*\*|;\s*(?:Rationale|Alternatives)\s*:.*$", re.IGNORECASE)
 
 
 _NUMBER_WORDS = {

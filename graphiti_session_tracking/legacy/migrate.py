@@ -30,7 +30,7 @@ from graphiti_session_tracking.pipeline.sources import DEFAULT_TRANSCRIPTS_DIR
 from graphiti_session_tracking.redact import Redactor
 from graphiti_session_tracking.summary import EnhancedSessionSummary
 
-from .convert import FILE_GROUP_ID, convert_record, sanitize_group_id
+from .convert import FILE_GROUP_ID, content_key, convert_record, sanitize_group_id
 from .markdown import parse_markdown
 from .schema import LegacyFormatError, LegacyRecord, SessionSummarySchema
 
@@ -334,6 +334,7 @@ def _convert_all(
     wins (the old module wrote a new handoff for a session it summarized again)."""
     chosen: dict[tuple[str, str], _Converted] = {}
     order: dict[tuple[str, str], tuple[str, str]] = {}
+    records = _one_per_record(records, report)
     for record in records:
         try:
             summary, problems = convert_record(record)
@@ -361,6 +362,31 @@ def _convert_all(
             c.source,
         ),
     )
+
+
+def _one_per_record(records: list[LegacyRecord], report: MigrationReport) -> list[LegacyRecord]:
+    """One record per content wherever it was found: the graph's episode first (its group is the
+    record's), else the newest; every place it was found is kept on it (`legacy_found_in`)."""
+    by_key: dict[str, list[LegacyRecord]] = {}
+    for record in records:
+        by_key.setdefault(content_key(record), []).append(record)
+    kept: list[LegacyRecord] = []
+    for copies in by_key.values():
+        copies.sort(
+            key=lambda r: (r.episode_uuid is None, -(r.valid_at.timestamp() if r.valid_at else 0), r.source)
+        )
+        first, others = copies[0], copies[1:]
+        if others:
+            first.front_matter = {
+                **first.front_matter,
+                "found_in": "; ".join(sorted(r.source for r in copies)),
+            }
+            report.skipped += len(others)
+            report.sessions += [
+                {"source": r.source, "status": "same record", "same_as": first.source} for r in others
+            ]
+        kept.append(first)
+    return kept
 
 
 def _superseded(report: MigrationReport, old: _Converted, new: _Converted) -> None:

@@ -88,17 +88,17 @@ def test_episode_time_is_the_end_and_the_start_is_unknown() -> None:
     assert unstored.started_at is None
 
 
-def test_session_id_is_stable_and_distinct_without_front_matter() -> None:
+def test_session_id_is_the_records_content_wherever_it_was_found() -> None:
+    """One record is one session, found in two episodes or two files; another record is another."""
     one = record("s001-crlf.md", episode_uuid="2b1d6c1e-0000-4000-8000-000000000001")
-    again = record("s001-crlf.md", episode_uuid="2b1d6c1e-0000-4000-8000-000000000001")
-    other = record("s001-crlf.md", episode_uuid="2b1d6c1e-0000-4000-8000-000000000002")
-    assert legacy_session_id(one) == legacy_session_id(again) != legacy_session_id(other)
+    copy = record("s001-crlf.md", episode_uuid="2b1d6c1e-0000-4000-8000-000000000002")
+    assert legacy_session_id(one) == legacy_session_id(copy)
     from_file = LegacyRecord(source="/data/a.jsonl:3", summary=one.summary)
-    assert legacy_session_id(from_file) != legacy_session_id(
-        LegacyRecord(source="/data/a.jsonl:4", summary=one.summary)
-    )
+    assert legacy_session_id(from_file) == legacy_session_id(one)
+    other = record("s003-minimal.md", episode_uuid="2b1d6c1e-0000-4000-8000-000000000001")
+    assert legacy_session_id(other) != legacy_session_id(one)
     # Same input, same summary: the content hash, hence idempotence, depends on it.
-    assert convert_record(one)[0] == convert_record(again)[0]
+    assert convert_record(one)[0] == convert_record(record("s001-crlf.md", episode_uuid=one.episode_uuid))[0]
 
 
 def test_json_record_defaults_and_blank_items() -> None:

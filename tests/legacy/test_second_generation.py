@@ -111,3 +111,11 @@ async def test_from_the_graph_with_an_indexer_episode_beside_it(backend: Backend
     assert [(t["framework"], t["passed"], t["total"]) for t in tests] == [("pytest", 42, 42)]
     again = await migrate_legacy(backend, from_graph=True)
     assert (again.ingested, again.failed) == (0, [])  # a re-run changes nothing
+
+    # The same record exported to JSON is the same session, in the graph record's group.
+    both = await migrate_legacy(backend, [GEN2 / "s007-gen2.json"], from_graph=True)
+    assert both.failed == [] and both.ingested == 1  # the session now records where it was found
+    same = [s for s in both.sessions if s.get("status") == "same record"]
+    assert [s["source"] for s in same] == [f"{GEN2 / 's007-gen2.json'}:1"]
+    sessions = await run_query(backend, "sessions", group_id=group)
+    assert len(sessions) == 1
