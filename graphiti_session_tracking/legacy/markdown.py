@@ -322,4 +322,12 @@ def _stray(body: _Body, section: str | None, text: str, source: str, index: int,
         return
     name = section or "preamble"
     body.extra.setdefault(name, []).append(text)
+    if _VECTOR_LINE.match(text):
+        return  # the second generation's `**Activity Vector**:` block: read as the session's vector
     problems.append(f"{source}:{index + 1}: text outside a known list kept under '{name}': {text[:60]}")
+
+
+_VECTOR_LINE = re.compile(
+    r"^(?:(?:building|fixing|configuring|exploring|refactoring|reviewing|testing|documenting):\s*[01](?:\.\d+)?"
+    r"|\(neutral\))$"
+)
