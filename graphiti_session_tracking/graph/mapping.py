@@ -7,6 +7,7 @@ same summary always maps to exactly the same nodes, edges and property values.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -102,6 +103,7 @@ def map_summary(
         "source_file": summary.session_file,
         "summary_version": summary_version,
         "content_hash": content_hash(summary),
+        "legacy_extra": _legacy_extra(summary),
     }
     session_node = EntityNode(
         uuid=entity_uuid(group_id, Label.SESSION, summary.session_id),
@@ -436,6 +438,23 @@ def continues_edge(group_id: str, session_id: str, when: datetime, previous_sess
         created_at=when,
         valid_at=when,
     )
+
+
+# Where a migrated record came from is provenance; everything else of its metadata had no place
+# in the new schema (unknown sections, front matter, fields): kept whole on the Session.
+LEGACY_PROVENANCE = frozenset(
+    {"legacy_source", "legacy_episode_uuid", "legacy_group_id", "legacy_session_number", "legacy_title"}
+)
+
+
+def _legacy_extra(summary: EnhancedSessionSummary) -> str | None:
+    """A migrated session's fields with no place in the schema, as JSON text (graph properties
+    hold no maps); None for a session read from a transcript."""
+    metadata = summary.metadata or {}
+    if "legacy_source" not in metadata:
+        return None
+    extra = {k: v for k, v in metadata.items() if k not in LEGACY_PROVENANCE}
+    return json.dumps(extra, sort_keys=True, ensure_ascii=False) if extra else None
 
 
 def _key(*parts: str) -> str:

@@ -22,6 +22,7 @@ from graphiti_core.embedder.client import EmbedderClient
 from pydantic import ValidationError
 
 from graphiti_session_tracking.graph.backends import Backend
+from graphiti_session_tracking.graph.mapping import LEGACY_PROVENANCE as _PROVENANCE
 from graphiti_session_tracking.graph.schema import iso_time
 from graphiti_session_tracking.graph.writer import SessionGraphWriter
 from graphiti_session_tracking.group_id import GroupId
@@ -322,6 +323,9 @@ async def migrate_legacy(
         results = await writer.ingest_many([item.summary for item in items], group_id=group)
         for item, result in zip(items, results, strict=True):
             report.add(item.source, result)
+            extra = sorted(k for k in item.summary.metadata or {} if k not in _PROVENANCE)
+            if extra:  # kept on the Session as legacy_extra: said, not silently dropped
+                report.sessions[-1]["legacy_extra"] = extra
         if on_progress is not None:
             on_progress(len(items))
     return report

@@ -4,6 +4,8 @@ and from the graph, and the old MCP server's indexer episodes are reported apart
 
 from __future__ import annotations
 
+import json
+
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -97,6 +99,14 @@ async def test_from_the_graph_with_an_indexer_episode_beside_it(backend: Backend
     report = await migrate_legacy(backend, from_graph=True)
 
     assert report.failed == [] and report.ingested == 1
+    [written] = [s for s in report.sessions if s.get("status") == "created"]
+    assert "front_matter_hostname" in written["legacy_extra"]  # kept on the Session, and said
+    stored = await backend.read(
+        group,
+        "MATCH (s:Entity:Session) WHERE s.group_id = $group_id RETURN s.legacy_extra AS extra",
+        {"group_id": group},
+    )
+    assert json.loads(stored[0]["extra"])["front_matter_hostname"] == "dev-laptop"
     [indexed] = report.indexer_episodes
     assert (indexed["session"], indexed["episode"]) == ("3f1c9a2b", "7e57a000-0000-4000-8000-000000000005")
     errors = await run_query(backend, "errors", group_id=group)
