@@ -5,7 +5,6 @@ and from the graph, and the old MCP server's indexer episodes are reported apart
 from __future__ import annotations
 
 import json
-
 from datetime import UTC, datetime
 from pathlib import Path
 
