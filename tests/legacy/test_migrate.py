@@ -238,7 +238,7 @@ async def test_missing_file_and_no_backend() -> None:
     with pytest.raises(ValueError, match="backend"):
         await migrate_legacy(None, [LEGACY / "exported.json"])
     report = await migrate_legacy(None, [LEGACY], dry_run=True)  # a folder: its .json and .jsonl
-    assert report.sources_seen == 7 and len(report.sessions) == 5  # gen2/ holds a second-generation export
+    assert report.sources_seen == 8 and len(report.sessions) == 6  # gen1/ and gen2/ hold an export each
 
 
 def test_json_loader_reports_each_bad_line_and_reads_the_rest() -> None:

@@ -1,6 +1,6 @@
-"""The second generation of the old module's summaries (records its own code produced, see
-tests/fixtures/legacy/gen2/PROVENANCE.md): every field lands in its place, in markdown, in JSON
-and from the graph, and the old MCP server's indexer episodes are reported apart."""
+"""Both generations of the old module's summaries (records its own code produced, see
+tests/fixtures/legacy/gen1|gen2/PROVENANCE.md): every field lands in its place, in markdown, in
+JSON and from the graph, and the old MCP server's indexer episodes are reported apart."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from graphiti_session_tracking.legacy.markdown import parse_markdown
 from graphiti_session_tracking.legacy.migrate import load_legacy_file, migrate_legacy
 from graphiti_session_tracking.summary.model import ConfigChange, DecisionRecord, ErrorResolution
 
+GEN1 = Path(__file__).resolve().parents[1] / "fixtures" / "legacy" / "gen1"
 GEN2 = Path(__file__).resolve().parents[1] / "fixtures" / "legacy" / "gen2"
 DECISION = DecisionRecord(
     decision="Keep HS256 for now",
@@ -128,3 +129,25 @@ async def test_from_the_graph_with_an_indexer_episode_beside_it(backend: Backend
     assert [s["source"] for s in same] == [f"{GEN2 / 's007-gen2.json'}:1"]
     sessions = await run_query(backend, "sessions", group_id=group)
     assert len(sessions) == 1
+
+
+def test_first_generation_markdown_and_json_give_the_same_session() -> None:
+    path = GEN1 / "s003-gen1.md"
+    from_markdown, _ = convert_record(parse_markdown(path.read_text(), str(path)))
+    [record], errors = load_legacy_file(GEN1 / "s003-gen1.json")
+    from_json, _ = convert_record(record)
+    assert errors == [] and from_markdown.session_id == from_json.session_id  # one record, one session
+    for summary in (from_markdown, from_json):
+        assert summary.key_decisions == [
+            DecisionRecord(decision="Keep the limiter in memory until Redis is available")
+        ]
+        assert summary.next_steps == [
+            "Blocked: Waiting for the Redis credentials from ops",
+            "Move the bucket to Redis",
+        ]
+        assert summary.outcome == "blocked" and summary.duration_minutes == 120
+        assert summary.files_modified == ["src/auth/limiter.py", "tests/test_limiter.py"]
+        assert summary.documentation_referenced == ["docs/security.md"]
+    assert from_markdown.started_at is None and from_markdown.ended_at == datetime(
+        2025, 11, 20, 9, 30, tzinfo=UTC
+    )
