@@ -403,12 +403,20 @@ def _first_line(text: str) -> str:
 
 def _signature(line: str) -> str:
     """What makes two failing lines the same error: the same error code or linter rule, else the
-    same message once file positions and numbers are left out."""
+    same message once file positions, times, ports and long ids are left out (a small number
+    stays: `test_broken_5` is not `test_broken_15`)."""
     code = _CODE.search(line) or _LINTER.search(line)
     if code:
         return code.group(0)
     message = re.sub(r"\s*\(typecheck\)$", "", _POSITION.sub("", line))
-    return re.sub(r"\d+", "#", " ".join(message.lower().split()))
+    message = _VOLATILE.sub("#", message)
+    return " ".join(message.lower().split())
+
+
+# What changes from one run of the same error to the next: timestamps, ports, pids, hex ids.
+_VOLATILE = re.compile(
+    r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?|\b[0-9a-f]{7,}\b|(?<![\w.])\d{4,}"
+)
 
 
 def _verdict(call: ToolCall) -> SegmentVerdict | None:
