@@ -182,6 +182,11 @@ class _Records:
             )
         return self.files[path]
 
+    def affects(self, node: EntityNode, text: str, known_files: list[str], what: str) -> None:
+        """AFFECTS_FILE from a record to each known file its text names."""
+        for path in _named_files(text, known_files):
+            _relate(self.graph, node, Relation.AFFECTS_FILE, self.files[path], f"{what} affects {path}")
+
     def modified_files_and_tools(self) -> None:
         """Files the session wrote, and the tools it used."""
         graph, summary, session, sid, file_node = (
@@ -290,14 +295,7 @@ class _Records:
                 f"Session {sid} decided: {decision.decision}{because}",
             )
             text = " ".join([decision.decision, decision.rationale, *(decision.alternatives or [])])
-            for path in _named_files(text, known_files):
-                _relate(
-                    graph,
-                    node,
-                    Relation.AFFECTS_FILE,
-                    files[path],
-                    f"Decision '{cut(decision.decision, 80)}' affects {path}",
-                )
+            self.affects(node, text, known_files, f"Decision '{cut(decision.decision, 80)}'")
 
     def errors(self) -> None:
         """Each error resolved, linked to the files its text names."""
@@ -343,14 +341,8 @@ class _Records:
                 node,
                 f"Session {sid} resolved '{cut(error.error, 120)}'{cause}{fix}",
             )
-            for path in _named_files(" ".join([error.error, error.root_cause, error.fix]), known_files):
-                _relate(
-                    graph,
-                    node,
-                    Relation.AFFECTS_FILE,
-                    files[path],
-                    f"Error '{cut(error.error, 80)}' affects {path}",
-                )
+            text = " ".join([error.error, error.root_cause, error.fix])
+            self.affects(node, text, known_files, f"Error '{cut(error.error, 80)}'")
 
     def tests(self) -> None:
         """The test run."""
