@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 EXAMPLES := tests/fixtures/claude-code
 
-.PHONY: setup run test lint neo4j-test-server clean
+.PHONY: setup run test lint neo4j-test-server graphiti-mcp-server clean
 
 setup: $(STAMP)
 
@@ -33,8 +33,12 @@ neo4j-test-server: $(STAMP)
 	scripts/ensure-java-maven
 	$(BIN)/python tests/support/neo4j_server.py build
 
-test: lint neo4j-test-server
+# The upstream Graphiti MCP server in its own venv (its graphiti-core fork cannot share ours)
+graphiti-mcp-server: $(STAMP)
+	$(BIN)/python tests/support/graphiti_mcp_server.py build
+
+test: lint neo4j-test-server graphiti-mcp-server
 	GRAPHITI_TELEMETRY_ENABLED=false $(BIN)/pytest -ra $(PYTEST_ARGS)
 
 clean:
-	rm -rf $(VENV) tests/support/neo4j-launcher/target .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) tests/support/neo4j-launcher/target tests/support/graphiti-mcp-server .pytest_cache .mypy_cache .ruff_cache

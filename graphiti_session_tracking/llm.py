@@ -102,21 +102,27 @@ class _SdkRetriedClient(OpenAIGenericClient):
         return await self._generate_response(messages, response_model, max_tokens, model_size, **overrides)
 
 
-def make_llm_client(
-    config: LLMConfig, redactor: Redactor | None = None, *, timeout_s: float = 120.0
-) -> LLMClient | None:
+def make_llm_client(config: LLMConfig, redactor: Redactor | None = None) -> LLMClient | None:
     """The configured LLM client (prompts always redacted), or None when the LLM is off.
 
-    `timeout_s` bounds each HTTP request; `config.max_retries` bounds the retries."""
+    `config.timeout_s` bounds each HTTP request; `config.max_retries` bounds the retries. Small
+    requests (tool classification, condensing one message) go to `small_model`."""
     if not config.enabled:
         return None
     api_key = _api_key(config.api_key_env, config.base_url, "the LLM")
     client = _SdkRetriedClient(
         GraphitiLLMConfig(
-            api_key=api_key, base_url=config.base_url, model=config.model, small_model=config.model
+            api_key=api_key,
+            base_url=config.base_url,
+            model=config.model,
+            small_model=config.small_model or config.model,
+            temperature=config.temperature,
         ),
         client=AsyncOpenAI(
-            api_key=api_key, base_url=config.base_url, max_retries=config.max_retries, timeout=timeout_s
+            api_key=api_key,
+            base_url=config.base_url,
+            max_retries=config.max_retries,
+            timeout=config.timeout_s,
         ),
     )
     return RedactingLLMClient(client, redactor or Redactor())
@@ -126,11 +132,26 @@ def make_embedder(config: EmbedderConfig) -> EmbedderClient | None:
     """The configured embedder, or None (search then uses full text only)."""
     if not config.enabled:
         return None
-    return OpenAIEmbedder(
+    return _BatchedEmbedder(
+        config.batch_size,
         OpenAIEmbedderConfig(
             api_key=_api_key(config.api_key_env, config.base_url, "the embedder"),
             base_url=config.base_url,
             embedding_model=config.model,
             embedding_dim=config.dimensions,
-        )
+        ),
     )
+
+
+class _BatchedEmbedder(OpenAIEmbedder):
+    """OpenAI's embedder, `batch_size` texts per request (the config's `embedder.batch_size`)."""
+
+    def __init__(self, batch_size: int, config: OpenAIEmbedderConfig) -> None:
+        super().__init__(config)
+        self.batch_size = batch_size
+
+    async def create_batch(self, input_data_list: list[str]) -> list[list[float]]:
+        out: list[list[float]] = []
+        for start in range(0, len(input_data_list), self.batch_size):
+            out.extend(await super().create_batch(input_data_list[start : start + self.batch_size]))
+        return out

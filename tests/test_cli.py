@@ -185,7 +185,7 @@ def test_classify_tools_json_on_a_real_transcript() -> None:
 
 
 def test_classify_tools_asks_the_llm_once_then_uses_the_cache(tmp_path: Path) -> None:
-    from fake_openai import FakeOpenAI
+    from fake_openai import FakeOpenAI, llm_config
 
     transcript = tmp_path / "mcp.jsonl"
     calls = [
@@ -216,14 +216,7 @@ def test_classify_tools_asks_the_llm_once_then_uses_the_cache(tmp_path: Path) ->
     )
     with FakeOpenAI() as fake:
         config = tmp_path / "graphiti.config.json"
-        config.write_text(
-            json.dumps(
-                {
-                    "llm": {"enabled": True, "base_url": fake.base_url, "model": "m"},
-                    "summarization": {"tool_classification_cache": str(tmp_path / "cache.json")},
-                }
-            )
-        )
+        config.write_text(json.dumps(llm_config(fake.base_url, tmp_path / "cache.json")))
         answer = {
             "intent": "transform",
             "domain": "code",
@@ -258,18 +251,11 @@ def test_summarize_markdown_and_json_offline() -> None:
 
 
 def test_summarize_with_llm_and_fallback_note(tmp_path: Path) -> None:
-    from fake_openai import FakeOpenAI
+    from fake_openai import FakeOpenAI, llm_config
 
     with FakeOpenAI() as fake:
         config = tmp_path / "graphiti.config.json"
-        config.write_text(
-            json.dumps(
-                {
-                    "llm": {"enabled": True, "base_url": fake.base_url, "model": "m"},
-                    "summarization": {"tool_classification_cache": str(tmp_path / "cache.json")},
-                }
-            )
-        )
+        config.write_text(json.dumps(llm_config(fake.base_url, tmp_path / "cache.json")))
         fake.reply_json({"objective": "Write and run a hello world script.", "outcome": "completed"})
         ok = cli(
             "summarize",

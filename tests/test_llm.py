@@ -57,7 +57,7 @@ def _summarizer(
     fake: FakeOpenAI, max_retries: int, request_timeout_s: float = 30.0
 ) -> EnhancedSessionSummarizer:
     llm = make_llm_client(
-        LLMConfig(enabled=True, base_url=fake.base_url, max_retries=max_retries), timeout_s=request_timeout_s
+        LLMConfig(enabled=True, base_url=fake.base_url, max_retries=max_retries, timeout_s=request_timeout_s)
     )
     assert llm is not None
     return EnhancedSessionSummarizer(llm, timeout_s=60)

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 from conftest import backend_cli_args
-from fake_openai import FakeOpenAI
+from fake_openai import FakeOpenAI, llm_config
 from graph.test_writer import dump
 from summary.transcript_builder import TranscriptBuilder
 
@@ -119,14 +119,7 @@ def test_no_secret_reaches_the_llm_or_the_graph(graph_config: GraphConfig, tmp_p
     transcript = seeded_transcript(tmp_path)
     with FakeOpenAI() as fake:
         config = tmp_path / "graphiti.config.json"
-        config.write_text(
-            json.dumps(
-                {
-                    "llm": {"enabled": True, "base_url": fake.base_url, "model": "m"},
-                    "summarization": {"tool_classification_cache": str(tmp_path / "cache.json")},
-                }
-            )
-        )
+        config.write_text(json.dumps(llm_config(fake.base_url, tmp_path / "cache.json")))
         fake.reply_json(
             {
                 "classifications": [

@@ -36,7 +36,7 @@ def ingest(
 ) -> None:
     """Ingest transcripts (.jsonl), folders of them, or summary .json files.
 
-    Without PATHS, reads ~/.claude/projects. Sources already ingested and unchanged are skipped
+    Without PATHS, reads session_tracking.watch_path (default ~/.claude/projects). Sources already ingested and unchanged are skipped
     (the ingest ledger remembers them); a transcript that grew is read from where the last read
     stopped and its session re-summarized.
 
@@ -44,11 +44,11 @@ def ingest(
     Example:
       graphiti-sessions ingest ~/.claude/projects/-home-me-myapp --backend neo4j --uri bolt://localhost:7687
     """
-    from graphiti_session_tracking.pipeline.sources import DEFAULT_TRANSCRIPTS_DIR, discover_sources
+    from graphiti_session_tracking.pipeline.sources import discover_sources
 
     sessions = pipeline(opts, use_llm=use_llm, check=False)  # its parts are built only if needed
     try:
-        sources = discover_sources(list(paths) or [DEFAULT_TRANSCRIPTS_DIR])
+        sources = discover_sources(list(paths) or [sessions.config.transcripts_folder])
     except FileNotFoundError as exc:
         raise UsageFailure(str(exc)) from exc
     if since is not None and since.tzinfo is None:
@@ -84,10 +84,14 @@ def ingest(
     if as_json:
         click.echo(json.dumps(report, indent=2, default=str))
     else:
+        excluded = f", {len(report['excluded'])} excluded by the config" if report["excluded"] else ""
+        where = (
+            "" if sessions.store_in_graph else " (store_in_graph is false: summaries written as files only)"
+        )
         click.echo(
             f"{report['sources_seen']} sources: {report['ingested']} ingested, {report['skipped']} unchanged, "
-            f"{len(report['failed'])} failed; {report['nodes_written']} nodes and "
-            f"{report['edges_written']} edges written"
+            f"{len(report['failed'])} failed{excluded}; {report['nodes_written']} nodes and "
+            f"{report['edges_written']} edges written{where}"
         )
     if report["failed"]:
         sys.exit(1)

@@ -154,10 +154,10 @@ def graph_config(opts: dict[str, Any], *, writable: bool | None = True) -> tuple
     database (or, for a command that only reads, does not exist) is refused before any work.
     `writable=None`: the command will not open the graph."""
     config = load(opts.pop("config_path", None))
+    graph = config.graph_for(opts.pop("backend", None))
     updates = {
         key: value
         for key, value in (
-            ("backend", opts.pop("backend", None)),
             ("db_path", opts.pop("db_path", None)),
             ("uri", opts.pop("uri", None)),
             ("user", opts.pop("user", None)),
@@ -165,7 +165,7 @@ def graph_config(opts: dict[str, Any], *, writable: bool | None = True) -> tuple
         )
         if value is not None
     }
-    graph = config.graph.model_copy(update=updates)
+    graph = graph.model_copy(update=updates)
     try:
         if writable is not None:
             check_location(graph, writable=writable)

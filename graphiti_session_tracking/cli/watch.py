@@ -19,20 +19,21 @@ from .shell import UsageFailure, backend_options, group_option, llm_option, pipe
     "--idle-minutes",
     type=click.FloatRange(min=0),
     default=None,
-    help="Summarize a changed transcript once untouched this long (default: config watch.idle_minutes, 30).",
+    help="Summarize a changed transcript once untouched this long "
+    "(default: config session_tracking.inactivity_timeout, 30 minutes).",
 )
 @click.option(
     "--min-new-messages",
     type=click.IntRange(min=1),
     default=None,
-    help="...or once it has this many new messages (default: config watch.min_new_messages, 20).",
+    help="...or once it has this many new messages (default: session_tracking.min_new_messages, 20).",
 )
 @click.option(
     "--interval",
     "interval_s",
     type=click.FloatRange(min=0, min_open=True),
     default=None,
-    help="Seconds between passes (default: config watch.interval_s, 60).",
+    help="Seconds between passes (default: config session_tracking.check_interval, 60).",
 )
 @click.option("--once", is_flag=True, help="One pass, then exit (for cron or a systemd timer).")
 @group_option
@@ -52,7 +53,8 @@ def watch(
 ) -> None:
     """Summarize sessions as they happen: after 30 minutes idle or 20 new messages.
 
-    Every --interval seconds, transcripts under PATHS (default ~/.claude/projects) that are new or
+    Every --interval seconds, transcripts under PATHS (default session_tracking.watch_path, else
+    ~/.claude/projects) that are new or
     grew since their last summary are summarized when idle for --idle-minutes (by file time) or
     when they have --min-new-messages new messages; the new summary replaces the session's earlier
     one (summary_version + 1). The rest waits for a later pass. Stops cleanly on Ctrl-C or SIGTERM.
@@ -63,12 +65,14 @@ def watch(
       graphiti-sessions watch ~/.claude/projects --idle-minutes 15 --json
       graphiti-sessions watch --once --backend neo4j --uri bolt://localhost:7687   # from cron
     """
-    from graphiti_session_tracking.pipeline.sources import DEFAULT_TRANSCRIPTS_DIR, discover_sources
+    from graphiti_session_tracking.pipeline.sources import discover_sources
     from graphiti_session_tracking.pipeline.watch import PassReport, Thresholds, Watcher
 
     sessions = pipeline(opts, use_llm=use_llm)  # configuration errors now, not in the first pass
-    settings = sessions.config.watch
-    roots = list(paths) or [DEFAULT_TRANSCRIPTS_DIR]
+    settings = sessions.config.session_tracking
+    if not settings.enabled:
+        raise UsageFailure("session tracking is off in the configuration (session_tracking.enabled: false)")
+    roots = list(paths) or [sessions.config.transcripts_folder]
     try:
         discover_sources(roots)
     except FileNotFoundError as exc:
@@ -99,11 +103,13 @@ def watch(
             ledger=ledger,
             pipeline=sessions,
             thresholds=Thresholds(
-                idle_minutes=settings.idle_minutes if idle_minutes is None else idle_minutes,
+                idle_minutes=settings.inactivity_timeout / 60 if idle_minutes is None else idle_minutes,
                 min_new_messages=settings.min_new_messages if min_new_messages is None else min_new_messages,
             ),
             group_id=group_id,
         )
-        last = run(watcher.run(settings.interval_s if interval_s is None else interval_s, show, once=once))
+        last = run(
+            watcher.run(settings.check_interval if interval_s is None else interval_s, show, once=once)
+        )
     if once and last is not None and last.exit_code:
         sys.exit(last.exit_code)

@@ -232,7 +232,7 @@ async def status(pipeline: Pipeline, graph: _Graph) -> dict[str, Any]:
         answer["error"] = str(exc)
     with pipeline.ledger() as ledger:
         answer["ledger"] = ledger.summary()
-        answer["expiring_not_ingested"] = expiring(ledger)
+        answer["expiring_not_ingested"] = expiring(ledger, pipeline.config.transcripts_folder)
     return answer
 
 

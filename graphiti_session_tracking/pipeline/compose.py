@@ -16,14 +16,17 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from graphiti_session_tracking.config import AppConfig, ConfigError, GraphConfig
+from graphiti_session_tracking.config import GRAPHITI_HOME, AppConfig, ConfigError, GraphConfig
 from graphiti_session_tracking.graph.backends import open_backend
 from graphiti_session_tracking.group_id import GroupId
 
 from .ledger import Ledger, default_ledger_path
+from .policy import Policy
 from .prepare import Prepared, prepare
 from .reports import IngestReport, WriteReport
 from .write import write
+
+SUMMARY_FILES = GRAPHITI_HOME / "summaries"  # `store_in_graph: false` writes here
 
 # The summarizers, graphiti-core and the LLM clients load when a run needs them: an unchanged
 # tree is answered from the ledger without them.
@@ -53,7 +56,8 @@ class Pipeline:
     def __init__(self, config: AppConfig, graph: GraphConfig, *, use_llm: bool | None = None) -> None:
         self.config = config
         self.graph = graph
-        self.llm = config.llm if use_llm is None else config.llm.model_copy(update={"enabled": use_llm})
+        llm = config.llm_settings
+        self.llm = llm if use_llm is None else llm.model_copy(update={"enabled": use_llm})
         # The config's fixed group, when it names one, for runs that do not ask for another.
         self.group_id = GroupId(config.group_id) if config.group_id else None
 
@@ -69,7 +73,7 @@ class Pipeline:
         """The secret redactor with the config's extra patterns and allowlist."""
         from graphiti_session_tracking.redact import Redactor
 
-        settings = self.config.redaction
+        settings = self.config.session_tracking.redaction
         try:
             return Redactor([(p.kind, p.pattern) for p in settings.extra_patterns], settings.allowlist)
         except re.error as exc:
@@ -78,38 +82,69 @@ class Pipeline:
     @cached_property
     def embedder(self) -> EmbedderClient | None:
         """The configured embedder, or None; the LLM module loads only for one."""
-        if not self.config.embedder.enabled:
+        settings = self.config.embedder_settings
+        if not settings.enabled:
             return None
         from graphiti_session_tracking.llm import make_embedder
 
-        return make_embedder(self.config.embedder)
+        return make_embedder(settings)
 
     def summarizers(self) -> Summarizers:
         """The tool classifier (persistent cache) and, with an LLM, the summarizer."""
         from graphiti_session_tracking.summary import EnhancedSessionSummarizer
         from graphiti_session_tracking.tools import UnifiedToolClassifier
 
-        settings = self.config.summarization
+        tracking = self.config.session_tracking
+        settings, prompts = tracking.summarization, tracking.summary_prompts
         llm = None
         if self.llm.enabled:
             from graphiti_session_tracking.llm import make_llm_client
 
-            llm = make_llm_client(self.llm, self.redactor, timeout_s=settings.llm_timeout_s)
-        classifier = UnifiedToolClassifier(llm, settings.tool_classification_cache.expanduser())
+            llm = make_llm_client(self.llm, self.redactor)
+        cache = settings.tool_classification_cache or GRAPHITI_HOME / "tool_classification_cache.json"
+        classifier = UnifiedToolClassifier(llm, cache.expanduser())
         if llm is None:
             return Summarizers(classifier)
+        from graphiti_session_tracking.summary.content import ContentFilter
+
+        keep = tracking.filter
         summarizer = EnhancedSessionSummarizer(
             llm,
-            settings.prompts.session_summary,
+            settings.template or "default",
             threshold=settings.extraction_threshold,
             max_prompt_chars=settings.max_prompt_chars,
-            max_summary_chars=settings.prompts.max_summary_chars,
-            timeout_s=settings.llm_timeout_s,
+            max_summary_chars=prompts.max_summary_chars,
+            timeout_s=self.llm.timeout_s,
+            keep=ContentFilter(keep.tool_calls, keep.tool_content, keep.user_messages, keep.agent_messages),
+            condense_templates={
+                "tool_results": prompts.tool_results,
+                "user_messages": prompts.user_messages,
+                "agent_messages": prompts.agent_messages,
+            },
+            concurrency=self.llm.concurrency,
         )
         return Summarizers(classifier, summarizer)
 
+    @cached_property
+    def policy(self) -> Policy:
+        """What the configuration keeps out of a run."""
+        tracking = self.config.session_tracking
+        return Policy(
+            excluded_paths=tuple(tracking.excluded_paths),
+            base=self.config.transcripts_folder,
+            keep_days=tracking.keep_length_days,
+            include_decisions=tracking.summarization.include_decisions,
+            include_errors=tracking.summarization.include_errors_resolved,
+        )
+
+    @property
+    def store_in_graph(self) -> bool:
+        return self.config.session_tracking.store_in_graph
+
     def ledger(self) -> Ledger:
-        """The ingest ledger of this graph (use it as a context manager)."""
+        """The ingest ledger of this graph, or of the summary files (use it as a context manager)."""
+        if not self.store_in_graph:
+            return Ledger(SUMMARY_FILES / "ledger.sqlite")
         return Ledger(default_ledger_path(self.graph))
 
     @asynccontextmanager
@@ -145,6 +180,7 @@ class Pipeline:
             since=since,
             tools=tools,
             on_progress=on_progress,
+            policy=self.policy,
         )
 
     async def ingest(
@@ -175,6 +211,11 @@ class Pipeline:
             on_prepared(prepared.report)
         if dry_run or not (prepared.sources or prepared.duplicates):
             return await write(None, prepared, group_id=group_id)
+        if not self.store_in_graph:
+            from .summary_files import SummaryFiles
+
+            files = SummaryFiles(SUMMARY_FILES, self.redactor)
+            return await write(files, prepared, ledger=ledger, group_id=group_id)
         async with self.writer() as writer:
             advance = on_write(len(prepared.sources)) if on_write is not None else None
             return await write(writer, prepared, ledger=ledger, group_id=group_id, on_progress=advance)

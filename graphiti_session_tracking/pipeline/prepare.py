@@ -16,6 +16,7 @@ from graphiti_session_tracking.transcripts.merge import merge_sessions
 from graphiti_session_tracking.transcripts.state import decode_session, encode_session
 
 from .ledger import Ledger, SourceRecord, classify_source, file_hash
+from .policy import NO_POLICY, Policy
 from .reports import IngestReport
 from .sources import SourceError, load_summary_file, no_conversation, triage, unreadable_reason
 
@@ -42,6 +43,7 @@ class PreparedSource:
     parts: list[PreparedSource] = field(default_factory=list)
     duplicates: list[Duplicate] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)  # every transcript of a merged session
+    project_root: str | None = None  # the session's project folder (for excluded_paths)
 
 
 @dataclass
@@ -72,6 +74,7 @@ async def prepare(
     on_progress: Callable[[Path], None] | None = None,
     group_id: str | None = None,
     tools: Callable[[], Tools] | None = None,
+    policy: Policy = NO_POLICY,
 ) -> Prepared:
     """Read and summarize the sources that are new or changed since the ledger last saw them, or
     that were ingested into another group than `group_id` (the write moves them).
@@ -83,6 +86,12 @@ async def prepare(
     todo: list[tuple[Path, str, int]] = []
     for source in sources:
         report.sources_seen += 1
+        if policy.too_old(source) or policy.excludes(source):
+            why = "excluded_paths" if policy.excludes(source) else "older than keep_length_days"
+            report.excluded.append(f"{source}: {why}")
+            if on_progress is not None:
+                on_progress(source)
+            continue
         try:
             plan = triage(source, ledger, force, since, group_id)
         except (OSError, SourceError) as exc:
@@ -104,6 +113,9 @@ async def prepare(
         await asyncio.sleep(0)  # a signal handled by the event loop (watch) gets its turn
         try:
             item = await _prepare_one(source, state, offset, ledger, classifier, summarizer, redactor, report)
+            if item is not None and policy.excludes(item.project_root):
+                report.excluded.append(f"{source}: project {item.project_root} is in excluded_paths")
+                item = None
         except (OSError, SourceError, ValueError) as exc:
             _fail(report, source, exc)
             item = None
@@ -114,6 +126,8 @@ async def prepare(
             prepared.append(item)
     duplicates: list[Duplicate] = []
     prepared = await _one_per_session(prepared, duplicates, ledger, classifier, summarizer, redactor, report)
+    for item in prepared:
+        item.summary = policy.trim(item.summary)
     if classifier is not None:
         report.llm_calls += classifier.stats.llm_calls
         report.problems.extend(classifier.problems)
@@ -281,7 +295,13 @@ async def _prepare_one(
     report.problems.extend(f"{source}: {note}" for note in summary.notes or [])
     report.llm_calls += summary.llm_calls
     # Only the compact state is kept until the write: many sessions in one run stay small.
-    return PreparedSource(source, summary, encode_session(session, redactor.redact), session.end_offset)
+    return PreparedSource(
+        source,
+        summary,
+        encode_session(session, redactor.redact),
+        session.end_offset,
+        project_root=session.project_root,
+    )
 
 
 async def _read_and_summarize(

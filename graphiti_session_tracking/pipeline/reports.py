@@ -55,3 +55,5 @@ class WriteReport:
 class IngestReport(WriteReport):
     llm_calls: int = 0
     read_incrementally: int = 0
+    # Kept out by the configuration (excluded_paths, keep_length_days): "<source>: <why>".
+    excluded: list[str] = field(default_factory=list)

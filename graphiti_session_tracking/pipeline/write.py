@@ -17,9 +17,11 @@ from .reports import IngestReport
 if TYPE_CHECKING:
     from graphiti_session_tracking.graph.writer import SessionGraphWriter, WriteResult
 
+    from .summary_files import SummaryFiles
+
 
 async def write(
-    writer: SessionGraphWriter | None,
+    writer: SessionGraphWriter | SummaryFiles | None,
     prepared: Prepared,
     *,
     ledger: Ledger | None = None,

@@ -8,6 +8,7 @@ pass through (cut when very long).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from graphiti_session_tracking.transcripts import Message, Session, ToolCall
@@ -87,24 +88,75 @@ def collapse_tool_call(call: ToolCall, cwd: str | None) -> str:
     return text + _outcome(call)
 
 
-def session_content(session: Session) -> list[ContentLine]:
-    """The narrative of the session, one line per message or tool call, in order."""
+@dataclass(frozen=True)
+class ContentFilter:
+    """What of each message category reaches the LLM (config `session_tracking.filter`): True
+    kept, False left out, a string (template file or inline prompt) condensed by the LLM first."""
+
+    tool_calls: bool = True
+    tool_content: bool | str = False
+    user_messages: bool | str = True
+    agent_messages: bool | str = True
+
+
+KEEP_ALL = ContentFilter()
+
+
+def session_content(
+    session: Session, keep: ContentFilter = KEEP_ALL, condensed: Mapping[str, str] | None = None
+) -> list[ContentLine]:
+    """The narrative of the session, one line per message or tool call, in order; `condensed`
+    maps a message's text to the LLM's shorter version of it."""
     lines: list[ContentLine] = []
     for index, message in enumerate(session.messages):
-        lines.extend(ContentLine(index, text) for text in _message_lines(message, session.project_root))
+        lines.extend(
+            ContentLine(index, text)
+            for text in _message_lines(message, session.project_root, keep, condensed or {})
+        )
     return lines
 
 
-def _message_lines(message: Message, cwd: str | None) -> list[str]:
+def to_condense(session: Session, keep: ContentFilter, longer_than: int) -> list[tuple[str, str, str]]:
+    """(category, template, text) of each distinct text the filter asks to be condensed."""
+    wanted: dict[str, tuple[str, str, str]] = {}
+
+    def add(category: str, mode: bool | str, text: str) -> None:
+        text = text.strip()
+        if isinstance(mode, str) and len(text) > longer_than and text not in wanted:
+            wanted[text] = (category, mode, text)
+
+    for message in session.messages:
+        if message.role == "user" and message.is_human:
+            add("user_messages", keep.user_messages, message.text)
+        elif message.role != "user":
+            add("agent_messages", keep.agent_messages, message.text)
+            for call in message.tool_calls:
+                if call.result is not None and call.result.text:
+                    add("tool_results", keep.tool_content, call.result.text)
+    return list(wanted.values())
+
+
+def _message_lines(
+    message: Message, cwd: str | None, keep: ContentFilter, condensed: Mapping[str, str]
+) -> list[str]:
     prefix = "(sub-agent) " if message.is_sidechain else ""
     out: list[str] = []
+
+    def text_of(text: str) -> str:
+        text = text.strip()
+        return condensed.get(text) or _cut(text)
+
     if message.role == "user":
-        if message.is_human:
-            out.append(f"{prefix}User: {_cut(message.text)}")
+        if message.is_human and keep.user_messages is not False:
+            out.append(f"{prefix}User: {text_of(message.text)}")
         return out
-    if message.text.strip():
-        out.append(f"{prefix}Assistant: {_cut(message.text)}")
-    out.extend(f"{prefix}  - {collapse_tool_call(call, cwd)}" for call in message.tool_calls)
+    if message.text.strip() and keep.agent_messages is not False:
+        out.append(f"{prefix}Assistant: {text_of(message.text)}")
+    for call in message.tool_calls:
+        if keep.tool_calls:
+            out.append(f"{prefix}  - {collapse_tool_call(call, cwd)}")
+        if keep.tool_content is not False and call.result is not None and call.result.text.strip():
+            out.append(f"{prefix}    result: {text_of(call.result.text)}")
     return out
 
 

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from graphiti_session_tracking.transcripts import Session
 
-from .content import render, segments, session_content
+from .content import KEEP_ALL, ContentFilter, render, segments, session_content, to_condense
 from .model import (
     ConfigChange,
     DecisionRecord,
@@ -55,6 +55,12 @@ class LLMSessionSummary(BaseModel):
     next_steps: list[str] = Field(default_factory=list)
 
 
+class Condensed(BaseModel):
+    """One message made shorter (the filter's template modes)."""
+
+    summary: str = Field(description="The condensed text")
+
+
 class EnhancedSessionSummarizer:
     def __init__(
         self,
@@ -65,8 +71,15 @@ class EnhancedSessionSummarizer:
         max_prompt_chars: int = 48_000,
         max_summary_chars: int = 500,
         timeout_s: float = 120.0,
+        keep: ContentFilter = KEEP_ALL,
+        condense_templates: dict[str, str] | None = None,
+        concurrency: int = 10,
     ) -> None:
         self.llm_client = llm_client
+        self.keep = keep
+        # A filter mode of "default" (or true-ish strings) names `summary_prompts`' template.
+        self.condense_templates = condense_templates or {}
+        self.concurrency = concurrency
         self.template = template  # resolved per session: the project's .graphiti/prompts/ may override
         self.threshold = threshold
         self.max_prompt_chars = max_prompt_chars
@@ -77,11 +90,57 @@ class EnhancedSessionSummarizer:
         project = Path(session.project_root) if session.project_root else None
         return resolve_template(self.template, "session_summary", project_dir=project)
 
-    def prompts(self, session: Session, offline: EnhancedSessionSummary) -> list[tuple[SummarySegment, str]]:
+    async def condense(self, session: Session) -> tuple[dict[str, str], int, list[str]]:
+        """The LLM's shorter version of each message the filter wants condensed (longer than
+        `max_summary_chars`), at most `concurrency` requests at once; a failed one keeps the text."""
+        wanted = to_condense(session, self.keep, self.max_summary_chars)
+        if not wanted:
+            return {}, 0, []
+        from graphiti_core.llm_client.config import ModelSize
+
+        project = Path(session.project_root) if session.project_root else None
+        gate = asyncio.Semaphore(self.concurrency)
+        failures: list[str] = []
+
+        async def one(kind: str, mode: str, text: str) -> tuple[str, str | None]:
+            value = self.condense_templates.get(kind, "default") if mode == "default" else mode
+            template = resolve_template(value, kind, project_dir=project)  # type: ignore[arg-type]
+            prompt = template.render(
+                content=text,
+                context=f"coding session {session.session_id[:8]}",
+                max_chars=self.max_summary_chars,
+            )
+            async with gate:
+                try:
+                    raw = await asyncio.wait_for(
+                        self.llm_client.generate_response(
+                            _messages(prompt),
+                            Condensed,
+                            model_size=ModelSize.small,
+                            prompt_name="graphiti_sessions.condense",
+                        ),
+                        timeout=self.timeout_s,
+                    )
+                    return text, Condensed.model_validate(raw).summary.strip() or None
+                except Exception as exc:
+                    failures.append(
+                        f"condensing a {kind.replace('_', ' ')[:-1]} failed ({_reason(exc)}); kept cut"
+                    )
+                    return text, None
+
+        done = await asyncio.gather(*(one(*item) for item in wanted))
+        return {text: short for text, short in done if short}, len(wanted), _unique(failures)
+
+    def prompts(
+        self,
+        session: Session,
+        offline: EnhancedSessionSummary,
+        condensed: dict[str, str] | None = None,
+    ) -> list[tuple[SummarySegment, str]]:
         """The prompt of each segment (one for a session that fits the budget)."""
         template = self.template_for(session)
         instructions = dynamic_extraction_instructions(offline.activity_vector, self.threshold)
-        parts = segments(session_content(session), self.max_prompt_chars) or [[]]
+        parts = segments(session_content(session, self.keep, condensed), self.max_prompt_chars) or [[]]
         out = []
         for number, part in enumerate(parts, 1):
             first = part[0].message_index if part else 0
@@ -100,13 +159,14 @@ class EnhancedSessionSummarizer:
         return out
 
     async def summarize(self, session: Session, offline: EnhancedSessionSummary) -> EnhancedSessionSummary:
-        problems = list(self.template_for(session).problems)
+        condensed, calls, failures = await self.condense(session)
+        problems = [*self.template_for(session).problems, *failures]
         if problems:
             offline = offline.model_copy(update={"notes": [*(offline.notes or []), *problems]})
         answers: list[LLMSessionSummary] = []
         covered: list[SummarySegment] = []
-        calls = tokens_in = tokens_out = 0
-        for segment, prompt in self.prompts(session, offline):
+        tokens_in = tokens_out = 0
+        for segment, prompt in self.prompts(session, offline, condensed):
             calls += 1
             tokens_in += (len(SYSTEM_PROMPT) + len(prompt)) // 4
             try:

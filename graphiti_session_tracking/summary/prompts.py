@@ -18,9 +18,15 @@ from typing import Literal
 
 from graphiti_session_tracking.config import GRAPHITI_HOME
 
-PromptKind = Literal["session_summary"]  # the one prompt the summarizer sends
+PromptKind = Literal["session_summary", "tool_results", "user_messages", "agent_messages"]
 
-TEMPLATE_FILES: dict[PromptKind, str] = {"session_summary": "default-session-summary.md"}
+# The session's prompt, and those condensing one message when `session_tracking.filter` asks.
+TEMPLATE_FILES: dict[PromptKind, str] = {
+    "session_summary": "default-session-summary.md",
+    "tool_results": "default-tool-content.md",
+    "user_messages": "default-user-messages.md",
+    "agent_messages": "default-agent-messages.md",
+}
 VARIABLES = frozenset(
     {"content", "context", "max_chars", "activity_profile", "dynamic_extraction_instructions"}
 )
@@ -68,7 +74,7 @@ def resolve_template(
 ) -> PromptTemplate:
     """The template a config value names; problems are reported on the result, never raised."""
     home = home or GRAPHITI_HOME
-    if value == "default":
+    if value in ("default", TEMPLATE_FILES[kind]):
         candidates = [home / "prompts" / TEMPLATE_FILES[kind]]
         if project_dir is not None:
             candidates.insert(0, project_dir / ".graphiti" / "prompts" / TEMPLATE_FILES[kind])

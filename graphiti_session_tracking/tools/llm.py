@@ -148,8 +148,13 @@ async def infer_verdicts(
     client: LLMClient, items: Sequence[LLMRequestItem]
 ) -> tuple[dict[int, Verdict], list[str]]:
     """Ask once for all `items`. Transport errors propagate; answer defects come back as problems."""
+    from graphiti_core.llm_client.config import ModelSize
+
     data = await client.generate_response(
-        build_messages(items), response_model=LLMClassificationBatch, prompt_name="classify_tool_calls"
+        build_messages(items),
+        response_model=LLMClassificationBatch,
+        model_size=ModelSize.small,
+        prompt_name="classify_tool_calls",
     )
     verdicts, problems = parse_answer(data, {item.id for item in items})
     for problem in problems:

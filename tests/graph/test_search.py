@@ -128,3 +128,43 @@ async def test_graphiti_own_search_and_episodes_see_the_records(
     assert S1 in episodes[0].content and episodes[1].valid_at == datetime(2026, 1, 20, 10, tzinfo=UTC)
     api_episodes = await graphiti.retrieve_episodes(datetime.now(UTC), last_n=10, group_ids=[API])
     assert [e.content.count(S3) for e in api_episodes] == [1]
+
+
+@pytest.mark.parametrize(
+    ("label", "query", "expected"),
+    [
+        ("Decision", "Redis", "Keep sessions in Redis"),
+        ("ErrorResolution", "panic", None),
+        ("ConfigChange", "JWT_EXPIRY", None),
+        ("Session", "session store", None),
+    ],
+)
+async def test_the_graphiti_mcp_servers_calls_find_every_record_kind_without_our_embeddings(
+    backend: Backend, fake_openai: FakeOpenAI, label: str, query: str, expected: str | None
+) -> None:
+    """As the Graphiti MCP server's search_nodes and search_memory_facts call graphiti-core (its
+    search config, `SearchFilters(node_labels=…)`, group ids), over sessions written with no
+    embedder: the query is embedded by the server, our nodes match by their words."""
+    await SessionGraphWriter(backend).ingest_many(SUMMARIES)
+    config = LLMConfig(api_key="k", base_url=fake_openai.base_url)
+    graphiti = Graphiti(
+        graph_driver=backend.driver,
+        llm_client=OpenAIClient(config),
+        embedder=embedder_for(fake_openai),
+        cross_encoder=OpenAIRerankerClient(config),
+    )
+    nodes = (
+        await graphiti.search_(
+            query,
+            config=NODE_HYBRID_SEARCH_RRF,
+            group_ids=[APP, API],
+            search_filter=SearchFilters(node_labels=[label]),
+        )
+    ).nodes
+    assert nodes and all(label in n.labels for n in nodes)
+    assert all(query.split()[0].lower() in (n.name + n.summary).lower() for n in nodes)
+    if expected is not None:
+        assert expected in [n.name for n in nodes]
+    facts = await graphiti.search(query, group_ids=[APP, API], num_results=10)
+    assert facts and any(query.split()[0].lower() in f.fact.lower() for f in facts)
+    assert await graphiti.search(query, group_ids=["main"]) == []  # the server's default group holds none

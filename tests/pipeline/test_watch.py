@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 from conftest import TRANSCRIPTS, _wipe_neo4j, backend_cli_args
-from fake_openai import FakeOpenAI, Reply
+from fake_openai import FakeOpenAI, Reply, llm_config
 from graph.test_backends import redis_servers_for
 from graph.test_writer import dump
 from summary.transcript_builder import TranscriptBuilder
@@ -152,13 +152,15 @@ def test_lines_appended_while_a_read_was_summarized_are_read_next_time(tmp_path:
         assert classify_source(path, ledger.get(path)) == ("unchanged", 0)
 
 
-def test_watch_section_of_the_config_file(tmp_path: Path) -> None:
+def test_watch_settings_of_the_config_file(tmp_path: Path) -> None:
     path = tmp_path / "graphiti.config.yaml"
-    path.write_text("watch:\n  idle_minutes: 5\n  min_new_messages: 3\n  interval_s: 10\n")
-    watch = load_config(path).watch
-    assert (watch.idle_minutes, watch.min_new_messages, watch.interval_s) == (5, 3, 10)
-    path.write_text("watch:\n  min_new_messages: 0\n")
-    with pytest.raises(ConfigError, match=r"watch\.min_new_messages"):
+    path.write_text(
+        "session_tracking:\n  inactivity_timeout: 300\n  min_new_messages: 3\n  check_interval: 10\n"
+    )
+    tracking = load_config(path).session_tracking
+    assert (tracking.inactivity_timeout, tracking.min_new_messages, tracking.check_interval) == (300, 3, 10)
+    path.write_text("session_tracking:\n  min_new_messages: 0\n")
+    with pytest.raises(ConfigError, match=r"graphiti\.config\.yaml:2: session_tracking\.min_new_messages"):
         load_config(path)
 
 
@@ -309,14 +311,7 @@ def test_sigterm_in_the_middle_of_a_pass_stops_it_cleanly(tmp_path: Path) -> Non
     with FakeOpenAI() as fake:
         fake.reply("{}", delay_s=8)
         config = tmp_path / "graphiti.config.json"
-        config.write_text(
-            json.dumps(
-                {
-                    "llm": {"enabled": True, "base_url": fake.base_url, "model": "m", "max_retries": 0},
-                    "summarization": {"tool_classification_cache": str(tmp_path / "cache.json")},
-                }
-            )
-        )
+        config.write_text(json.dumps(llm_config(fake.base_url, tmp_path / "cache.json", max_retries=0)))
         process = subprocess.Popen(
             cli_command("watch", str(folder), "--db", str(db), "--config", str(config), "--json"),
             stdout=subprocess.PIPE,
@@ -465,14 +460,7 @@ def test_two_ingests_and_a_watch_at_once_equal_one_ingest(graph_config: GraphCon
     with AnswerByQuestion() as fake:
         config = tmp_path / "graphiti.config.json"
         cache = tmp_path / "cache" / "tool_classification_cache.json"
-        config.write_text(
-            json.dumps(
-                {
-                    "llm": {"enabled": True, "base_url": fake.base_url, "model": "m"},
-                    "summarization": {"tool_classification_cache": str(cache)},
-                }
-            )
-        )
+        config.write_text(json.dumps(llm_config(fake.base_url, cache)))
         env = {**os.environ, "OPENAI_API_KEY": "test", "GRAPHITI_HOME": str(tmp_path / "home")}
         common = [str(sources), "--json", "--config", str(config), *backend_cli_args(graph_config)]
         commands = [

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
 from conftest import TRANSCRIPTS
-from fake_openai import FakeOpenAI
+from fake_openai import FakeOpenAI, Reply
 from graphiti_core.llm_client.config import LLMConfig
 from graphiti_core.llm_client.openai_generic_client import OpenAIGenericClient
 
 from graphiti_session_tracking.activity import ActivityVector
 from graphiti_session_tracking.summary import EnhancedSessionSummarizer, extract_summary, summarize_session
+from graphiti_session_tracking.summary.content import ContentFilter, to_condense
 from graphiti_session_tracking.transcripts import read_transcript
 
 PORT = TRANSCRIPTS / "python-to-rust-port.jsonl"
@@ -113,3 +115,48 @@ async def test_long_session_is_summarized_in_segments_and_merged(fake_openai: Fa
     assert summary.outcome == "completed" and summary.next_steps == ANSWER["next_steps"]  # from the last
     assert summary.completed_tasks == ["Explored", "Ported"]
     assert "part 1 of" in calls[0].body["messages"][-1]["content"]
+
+
+class _Condenser(FakeOpenAI):
+    """Condensing prompts (marked by the test's template) get a short answer; the session's gets ANSWER."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._asking = threading.local()  # requests arrive at once, each on its own thread
+
+    def _next_reply(self) -> Reply:
+        question = json.dumps(getattr(self._asking, "body", {}))
+        if "CONDENSE-ME" in question:
+            return Reply(content=json.dumps({"summary": "a condensed tool result"}))
+        return Reply(content=json.dumps(ANSWER))
+
+    def _answer(self, path: str, body: dict[str, Any]) -> tuple[int, str, dict[str, str]]:
+        self._asking.body = body
+        return super()._answer(path, body)
+
+
+async def test_filter_leaves_categories_out_of_the_prompt(fake_openai: FakeOpenAI) -> None:
+    fake_openai.reply_json(ANSWER)
+    session = read_transcript(PORT)
+    keep = ContentFilter(tool_calls=False, user_messages=False)
+    await summarizer(fake_openai, keep=keep).summarize(session, extract_summary(session))
+    (request,) = fake_openai.calls("/chat/completions")
+    prompt = request.body["messages"][-1]["content"]
+    assert "Assistant:" in prompt
+    assert "User:" not in prompt and "Wrote Cargo.toml" not in prompt and "Edited Cargo.toml" not in prompt
+
+
+async def test_a_template_mode_condenses_long_tool_results_first() -> None:
+    session = read_transcript(PORT)
+    keep = ContentFilter(tool_content="CONDENSE-ME in {max_chars} characters: {content}")
+    with _Condenser() as fake:
+        summary = await summarize_session(
+            session, summarizer=summarizer(fake, keep=keep, max_summary_chars=200)
+        )
+    condensing = [r for r in fake.calls("/chat/completions") if "CONDENSE-ME" in json.dumps(r.body)]
+    wanted = {t for _, _, t in to_condense(session, keep, 200)}
+    assert condensing and len(condensing) == len(wanted)  # each distinct long result once
+    final = [r for r in fake.calls("/chat/completions") if "CONDENSE-ME" not in json.dumps(r.body)]
+    prompt = final[-1].body["messages"][-1]["content"]
+    assert "result: a condensed tool result" in prompt
+    assert summary.llm_calls == len(wanted) + 1 and summary.objective == ANSWER["objective"]

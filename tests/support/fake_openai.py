@@ -18,6 +18,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 
@@ -215,3 +216,14 @@ class FakeOpenAI:
                 return
 
         return Handler
+
+
+def llm_config(base_url: str, cache: Path, *, model: str = "m", **llm: Any) -> dict[str, Any]:
+    """A graphiti.config.json that summarizes with the LLM at `base_url` (a FakeOpenAI)."""
+    return {
+        "llm": {"default_model": model, "small_model": model, "openai": {"base_url": base_url}, **llm},
+        "session_tracking": {
+            "auto_summarize": True,
+            "summarization": {"tool_classification_cache": str(cache)},
+        },
+    }
