@@ -49,7 +49,7 @@ def llm_option[F: Callable[..., Any]](func: F) -> F:
         "--llm/--no-llm",
         "use_llm",
         default=None,
-        help="Use the configured LLM for what offline rules cannot place (default: the config's llm.enabled).",
+        help="Use the configured LLM for what offline rules cannot place (default: the config's session_tracking.auto_summarize).",
     )(func)
 
 

@@ -113,6 +113,28 @@ def build_server(pipeline: Pipeline) -> FastMCP:
         return bounded([hit.to_dict() for hit in hits], limit)
 
     @server.tool()
+    async def get_recap(
+        session: str | None = None, project: str | None = None, budget: int = 1000
+    ) -> dict[str, Any]:
+        """What to know before working on a project again: where its latest session (or the given
+        session id prefix) stopped, its open next steps and unresolved errors, the decisions and
+        settings in force; Markdown within budget tokens (about 4 characters each). project: the
+        project folder (default: the server's working folder)."""
+        from graphiti_session_tracking.recap.build import RecapError, build_recap
+
+        try:
+            made = await build_recap(
+                pipeline,
+                session=session,
+                project=Path(project) if project else None,
+                budget=max(100, min(budget, 8000)),
+                backend=await graph.backend(),
+            )
+        except (RecapError, BackendError, QueryError) as exc:
+            return {"error": str(exc)}
+        return {"session_id": made.session_id, "group_id": made.group_id, "recap": made.markdown}
+
+    @server.tool()
     async def get_decisions(
         file: str | None = None,
         text: str | None = None,

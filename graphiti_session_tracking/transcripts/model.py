@@ -223,7 +223,7 @@ class TokenUsage:
 FILE_WRITING_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 
 
-def _git_root(folder: str) -> str | None:
+def git_root(folder: str) -> str | None:
     """The nearest folder at or above `folder` that holds a `.git`, if any."""
     current = os.path.abspath(folder)
     while True:
@@ -290,7 +290,7 @@ class Session:
         Only this machine's disk can tell; elsewhere (another machine's transcript) the folder."""
         if not self.cwd or not os.path.isdir(self.cwd):
             return self.cwd
-        root = _git_root(self.cwd)
+        root = git_root(self.cwd)
         if root is not None:
             return root
         written = {
@@ -298,7 +298,7 @@ class Session:
             for call in self.tool_calls
             if call.name in FILE_WRITING_TOOLS
         }
-        roots = {_git_root(os.path.dirname(p)) for p in written if isinstance(p, str) and os.path.isabs(p)}
+        roots = {git_root(os.path.dirname(p)) for p in written if isinstance(p, str) and os.path.isabs(p)}
         inside = next(iter(roots)) if len(roots) == 1 else None
         if inside is not None and inside.startswith(self.cwd.rstrip("/") + "/"):
             return inside

@@ -28,6 +28,7 @@ TOOLS = {
     "get_file_history",
     "get_session_summary",
     "session_tracking_status",
+    "get_recap",
 }
 
 
@@ -64,6 +65,11 @@ async def test_the_tools_answer_from_the_graph(graph_config: GraphConfig, tmp_pa
 
         file = await call(session, "get_file_history", path=".env", group_id=group)
         assert [r["new_value"] for r in file["config_changes"]["rows"]] == ["60", "3600", "900"]
+
+        recap = await call(session, "get_recap", session="s4", budget=400)
+        assert recap["recap"].startswith("# Recap of the last session") and recap["group_id"] == group
+        assert "JWT_EXPIRY" in recap["recap"]  # the setting in force, from the graph
+        assert "error" in await call(session, "get_recap", session="no-such-session")
 
         hits = await call(session, "search_sessions", query="KeyError", group_id=group)
         assert any("KeyError" in hit["text"] for hit in hits["rows"])

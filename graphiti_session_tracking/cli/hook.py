@@ -1,0 +1,133 @@
+"""`graphiti-sessions hook`: install the Claude Code hooks, and what they run."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from graphiti_session_tracking.hooks.settings import EVENTS, SettingsError, installed, settings_path
+
+from .app import main
+from .shell import UsageFailure
+
+scope_options = [
+    click.option(
+        "--user", "scope", flag_value="user", default=True, help="~/.claude/settings.json (default)."
+    ),
+    click.option("--project", "scope", flag_value="project", help="./.claude/settings.json of this project."),
+]
+
+
+def _scoped[F: Callable[..., Any]](func: F) -> F:
+    for option in reversed(scope_options):
+        func = option(func)
+    return func
+
+
+@main.group()
+def hook() -> None:
+    """Claude Code hooks: ingest each session as it ends, start each one with the project's recap."""
+
+
+@hook.command()
+@_scoped
+@click.option("--pre-compact", is_flag=True, help="Also ingest before Claude Code compacts a conversation.")
+def install(scope: str, pre_compact: bool) -> None:
+    """Add the SessionEnd (ingest, detached) and SessionStart (recap) hooks to Claude Code's
+    settings.json, beside any others; idempotent; the previous file is kept as *.graphiti-sessions.bak.
+
+    \b
+    Example:
+      graphiti-sessions hook install            # for every project of this user
+      graphiti-sessions hook install --project  # this project only
+    """
+    from graphiti_session_tracking.hooks.settings import install as add
+
+    path = settings_path(scope)  # type: ignore[arg-type]
+    events = ["SessionStart", "SessionEnd", *(["PreCompact"] if pre_compact else [])]
+    try:
+        changed = add(path, events)
+    except SettingsError as exc:
+        raise UsageFailure(str(exc)) from exc
+    click.echo(f"{path}: " + (f"added {', '.join(changed)}" if changed else "already installed"))
+
+
+@hook.command()
+@_scoped
+def uninstall(scope: str) -> None:
+    """Remove our hooks (only ours) from Claude Code's settings.json."""
+    from graphiti_session_tracking.hooks.settings import uninstall as remove
+
+    path = settings_path(scope)  # type: ignore[arg-type]
+    try:
+        removed = remove(path)
+    except SettingsError as exc:
+        raise UsageFailure(str(exc)) from exc
+    click.echo(f"{path}: " + (f"removed {', '.join(removed)}" if removed else "none of ours installed"))
+
+
+@hook.command()
+@click.option("--json", "as_json", is_flag=True)
+def status(as_json: bool) -> None:
+    """Where the hooks are installed, and what their last runs did (~/.graphiti/hooks.log)."""
+    from graphiti_session_tracking.hooks.run import LOG, recent_log
+
+    report: dict[str, object] = {}
+    for scope in ("user", "project"):
+        path = settings_path(scope)  # type: ignore[arg-type]
+        try:
+            report[scope] = {"settings": str(path), "hooks": installed(path)}
+        except SettingsError as exc:
+            report[scope] = {"settings": str(path), "error": str(exc)}
+    report["log"] = str(LOG)
+    report["recent"] = recent_log()
+    if as_json:
+        click.echo(json.dumps(report, indent=2, default=str))
+        return
+    for scope in ("user", "project"):
+        entry = report[scope]
+        assert isinstance(entry, dict)
+        hooks = entry.get("hooks")
+        state = entry.get("error") or (", ".join(sorted(hooks)) if hooks else "not installed")
+        click.echo(f"{scope}: {entry['settings']}: {state}")
+    click.echo(f"log: {LOG}")
+    for line in report["recent"]:  # type: ignore[attr-defined]
+        click.echo("  " + json.dumps(line, default=str))
+
+
+def _event_command(name: str) -> None:
+    @hook.command(name, hidden=True)
+    def handler() -> None:
+        from graphiti_session_tracking.hooks import run
+
+        event = run.read_event(sys.stdin)
+        if name == "session-start":
+            text = run.session_start_text(event)
+            if text:
+                click.echo(text, nl=False)
+        else:
+            run.start_catch_up(event, name)
+
+    handler.__doc__ = f"Run by Claude Code ({name}); the event's JSON on stdin."
+
+
+for _name in EVENTS.values():
+    _event_command(_name)
+
+
+@hook.command("catch-up", hidden=True)
+@click.option("--transcript", type=click.Path(path_type=Path), required=True)
+@click.option("--cwd", type=click.Path(path_type=Path), default=None)
+@click.option("--session", default=None)
+def catch_up(transcript: Path, cwd: Path | None, session: str | None) -> None:
+    """The detached ingest a SessionEnd hook starts (logs to ~/.graphiti/hooks.log)."""
+    import asyncio
+
+    from graphiti_session_tracking.hooks import run
+
+    run.log(asyncio.run(run.catch_up(transcript, cwd, session)))
