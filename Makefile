@@ -41,4 +41,4 @@ test: lint neo4j-test-server graphiti-mcp-server
 	GRAPHITI_TELEMETRY_ENABLED=false $(BIN)/pytest -ra $(PYTEST_ARGS)
 
 clean:
-	rm -rf $(VENV) tests/support/neo4j-launcher/target tests/support/graphiti-mcp-server .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) tests/support/neo4j-launcher/target .pytest_cache .mypy_cache .ruff_cache

@@ -105,7 +105,11 @@ def backend_cli_args(config: GraphConfig) -> list[str]:
 
 
 def cli(
-    *args: str, env: dict[str, str] | None = None, timeout: float = 300
+    *args: str,
+    env: dict[str, str] | None = None,
+    timeout: float = 300,
+    cwd: Path | None = None,
+    stdin: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """The command as a user runs it, in its own process."""
     return subprocess.run(
@@ -114,4 +118,6 @@ def cli(
         text=True,
         timeout=timeout,
         env=env,
+        cwd=cwd,
+        input=stdin,
     )
