@@ -13,11 +13,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import statistics
 import sys
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "support"))
@@ -159,6 +161,7 @@ async def measure(config: GraphConfig, sessions: int, groups: int) -> None:
             write_only = await _writer_only(backend, summaries)
             raw = await raw_write(backend, summaries, 200)
             linked, apart = await _history_cost(backend, groups, tag)
+            on, off = await _history_on_off(backend, sessions, groups, tag)
     print(f"[{config.backend}] {sessions} summaries in {groups} projects")
     print(
         f"  ingest from .json files (read, validate, map, write, ledger): {first:.2f}s = {sessions / first:.0f}/s (goal >= 200)"
@@ -175,6 +178,31 @@ async def measure(config: GraphConfig, sessions: int, groups: int) -> None:
         f"that share a setting and an error, {apart:.2f}s when nothing is shared: "
         f"{(linked - apart) / HISTORY_SESSIONS * 1000:.2f}s per 1,000 sessions, ratio {linked / apart:.2f} (goal <= 1.1)"
     )
+    print(
+        f"  graph write with the history kept: {sessions / on:.0f}/s, without it: {sessions / off:.0f}/s; "
+        f"throughput with / without = {off / on:.2f} (goal >= 0.90); the history costs "
+        f"{(on - off) / sessions * 1000:.2f}s per 1,000 sessions"
+    )
+
+
+class _WithoutHistory(SessionGraphWriter):
+    """For this measurement only: the writer with its history step skipped (not a user's option)."""
+
+    async def _history(self, *args: Any) -> None:
+        return None
+
+
+async def _history_on_off(backend: Backend, sessions: int, groups: int, tag: str) -> tuple[float, float]:
+    """Fresh groups written with and without the history, alternately twice; the medians."""
+    times: dict[bool, list[float]] = {True: [], False: []}
+    for round_ in range(2):
+        for keep in (True, False):
+            summaries = generate(sessions, groups, f"{'k' if keep else 'n'}{round_}{tag}")
+            writer = SessionGraphWriter(backend) if keep else _WithoutHistory(backend)
+            started = time.perf_counter()
+            await writer.ingest_many(summaries)
+            times[keep].append(time.perf_counter() - started)
+    return statistics.median(times[True]), statistics.median(times[False])
 
 
 async def _writer_only(backend: Backend, summaries: list[EnhancedSessionSummary]) -> float:
@@ -190,7 +218,7 @@ HISTORY_SESSIONS = 1000
 
 async def _history_cost(backend: Backend, groups: int, tag: str) -> tuple[float, float]:
     """The same sessions written twice into fresh groups: every one changing one setting and hitting
-    one error of the same signature (so each re-dates a chain and links up to 10 earlier errors),
+    one error of the same signature (so each re-dates a chain and links to the first and the latest earlier error),
     then each with a setting and an error of its own (nothing to re-date or link)."""
     shared = [
         s.model_copy(

@@ -5,8 +5,9 @@ whatever order sessions arrive in.
   project): the earlier CHANGED_CONFIG fact gets `invalid_at` and `expired_at` = the later
   session's time. A removal is a change too.
 - An error whose signature (`summary.errors.error_signature`) was hit in an earlier session of
-  the project links to each earlier occurrence (at most SEEN_BEFORE_LIMIT, the latest) with
-  SEEN_BEFORE, whose fact carries the fix that worked then.
+  the project links with SEEN_BEFORE to the latest earlier occurrence and to the first, whose facts
+  carry the fix that worked then: two links at most, so an error hit a thousand times costs no
+  more to write than one hit twice (each occurrence links to its predecessor: a chain).
 - A decision that turns down what an earlier one chose, while the earlier one turned down what
   it chooses ("X instead of Y" after "Y instead of X"), about the same files when both name
   files, SUPERSEDES it; the earlier MADE_DECISION fact ends at the later session's time.
@@ -32,8 +33,6 @@ from .mapping import SessionGraph
 from .schema import Label, Relation, edge_uuid, episode_uuid
 
 KEY_SEP = "\x1f"  # between a setting's file and name in $config_keys
-# Each error links to this many of its latest earlier occurrences at most (the history stays small).
-SEEN_BEFORE_LIMIT = 10
 
 # The settings and error signatures of sessions about to be replaced or removed, whose history is
 # recomputed without them (and whether they made decisions).
@@ -192,7 +191,7 @@ def seen_before_edges(
     for _, occurrences in sorted(found.items()):
         ordered = sorted(occurrences.values())
         for index, later in enumerate(ordered):
-            for earlier in ordered[max(0, index - SEEN_BEFORE_LIMIT) : index]:
+            for earlier in _seen_before_targets(ordered, index):
                 fixed = f"; fixed then by {cut(earlier.detail, 160)}" if earlier.detail else ""
                 fact = f"'{cut(later.text, 100)}' was seen before in session {earlier.session_id[:8]}{fixed}"
                 edges.append(_edge(group, Relation.SEEN_BEFORE, later, earlier, fact))
@@ -256,6 +255,14 @@ def supersedes_edges(
                 edges.append(_edge(group, Relation.SUPERSEDES, later, earlier, fact))
                 ended[earlier.uuid] = min(ended.get(earlier.uuid, later.at), later.at)
     return edges, [{"uuid": uuid, "at": at} for uuid, at in sorted(ended.items())]
+
+
+def _seen_before_targets(ordered: list[Occurrence], index: int) -> list[Occurrence]:
+    """The occurrences an error links to: the latest before it (whose fix is the freshest) and
+    the first (where the error began); the ones between are a hop further along the chain."""
+    if index == 0:
+        return []
+    return [ordered[0]] if index == 1 else [ordered[0], ordered[index - 1]]
 
 
 def contradicts(later: Occurrence, earlier: Occurrence) -> bool:
