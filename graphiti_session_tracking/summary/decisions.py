@@ -18,16 +18,21 @@ real decision (not how good the decision was):
 - 0.7  a step of an approved plan that gives its reason or what it beats ("Refactor to a loop to
        avoid duplicating the logic", "… instead of a fixed path");
 - 0.7  the user turned down a tool call and said what to do instead ("use X instead of Y");
+- 0.6  a failed command run again with a flag that skips the check that failed (`git commit
+       --no-gpg-sign` after "gpg failed to sign", `git add -f` after "paths are ignored");
 - 0.6  a statement of a choice already made, in the first person or past tense: "Used X
        instead of Y", "I went with X over Y", "switched from X to Y", "made X optional",
        "replaced X with Y because…" (without a reason or an alternative, a report of an edit);
        one option weighed against another: "X would also have worked, but…", "the alternative
        would have been X, but…", "the simpler fix is to…", "X is the correct replacement",
        "…, so I left them unchanged";
-- 0.5  the same phrasings as intent ("I'll use X rather than Y", "I need to use X instead of Y").
+- 0.5  the same phrasings as intent ("I'll use X rather than Y", "I should use X instead of Y").
 
-Several forms of one choice (a plan's approach, then "I'll use X instead of Y") are one decision,
-the surest kept. A session keeps at most MAX_DECISIONS, the surest first.
+The assistant's extended thinking is read like its text: a choice is often worded only there ("The
+user is right - I should use X instead of Y"), while the visible text just acts on it.
+
+Several forms of one choice (a plan's approach, then "I'll use X instead of Y"; a question's answer,
+then the plan updated with it: half their content words shared) are one decision, the surest kept. A session keeps at most MAX_DECISIONS, the surest first.
 
 Not decisions: questions and offers ("should I…", "if you'd rather…"), the user's request restated
 by the assistant ("I'll help you redact secrets instead of blocking" after the user asked for
@@ -43,7 +48,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any, Literal
 
-from graphiti_session_tracking.transcripts import Message, Session
+from graphiti_session_tracking.transcripts import Message, Session, ToolCall
 
 from ._sentences import Sentence, cut, plain, prose_lines, split_sentences
 from .model import DecisionRecord
@@ -99,6 +104,7 @@ def extract_decisions(session: Session) -> list[DecisionRecord]:
 
 def _every_form(session: Session) -> Iterator[_Found]:
     yield from _asked(session)
+    yield from _bypassed(session)
     yield from _plans(session)
     yield from _rejections(session)
     yield from _picked_or_accepted(session)
@@ -114,7 +120,10 @@ def _every_form(session: Session) -> Iterator[_Found]:
         elif message.role == "assistant":
             yield from _marked(message.text, message.line, "")
             yield from _listed(message.text, message.line)
-            yield from _phrased(message, requests)
+            yield from _phrased(message.text, message.line, requests)
+            # The assistant's reasoning says its choices in the same words ("I should use X
+            # instead of Y"), often where its visible text only acts on them.
+            yield from _phrased(message.thinking, message.line, requests)
     for call in session.tool_calls:
         if call.name in ("Task", "Agent") and call.succeeded and call.result is not None:
             described = str(call.input.get("description") or "").strip()
@@ -192,6 +201,76 @@ def _answered(question: dict[str, Any], answer: str) -> DecisionRecord | None:
         return None
     decision = f"{header}: {chosen}" if header and header.lower() not in chosen.lower() else chosen
     return _record(decision, rationale, [o for o in others if _whole(o)], ASKED, "user")
+
+
+# --- A failed command run again with a flag that goes around the failure ------------------------
+
+# Flags that skip a check rather than fix what it found: re-running a failed command with one is
+# a choice (to go around the failure), whatever the prose says.
+_BYPASS_FLAGS = frozenset(
+    {
+        "--no-gpg-sign",
+        "--no-verify",
+        "--force",
+        "-f",
+        "--legacy-peer-deps",
+        "--ignore-scripts",
+        "--break-system-packages",
+        "--no-build-isolation",
+        "--insecure",
+        "--no-check-certificate",
+        "--allow-dirty",
+        "--skip-checks",
+    }
+)
+
+
+def _bypassed(session: Session) -> Iterator[_Found]:
+    """ "Committed with --no-gpg-sign after `git commit` failed (gpg failed to sign the data)"."""
+    from .errors import failure_lines
+
+    failed: dict[tuple[str, ...], tuple[ToolCall, str]] = {}
+    for call in session.tool_calls:
+        if call.name != "Bash" or call.result is None:
+            continue
+        words = _first_command(str(call.input.get("command", "")))
+        head = tuple(w for w in words[:3] if not w.startswith("-"))[:2]
+        if not head:
+            continue
+        lines = failure_lines(call)
+        if lines:
+            failed[head] = (call, lines[0])
+            continue
+        earlier = failed.pop(head, None)
+        if earlier is None:
+            continue
+        before = set(_first_command(str(earlier[0].input.get("command", ""))))
+        added = [w for w in words if w in _BYPASS_FLAGS and w not in before]
+        if added:
+            shown = " ".join(_until_quoted(words))
+            decision = f"Re-ran `{shown}` with {' '.join(added)} to get past the failure"
+            yield _Found(
+                call.line, _record(decision, f"It failed with: {earlier[1]}", [], STATED, "assistant")
+            )
+
+
+def _until_quoted(words: list[str]) -> list[str]:
+    """The command's words up to its first quoted or substituted argument (a message, a heredoc)."""
+    shown: list[str] = []
+    for word in words[:8]:
+        if word[:1] in "'\"$(`" or len(word) > 60:
+            return [*shown, "…"]
+        shown.append(word)
+    return shown if len(words) <= 8 else [*shown, "…"]
+
+
+def _first_command(command: str) -> list[str]:
+    """The words of a command line's first command that is not a `cd`."""
+    for part in re.split(r"&&|\|\||;|\n", command):
+        words = part.split()
+        if words and words[0] != "cd":
+            return words
+    return []
 
 
 # --- Plans: the approach of an approved plan ----------------------------------------------------
@@ -518,7 +597,7 @@ _STATED = re.compile(
 )
 _INTENDED = re.compile(
     r"^(?:I'll|I will|we'll|we will|let's|let me|I'm going to|we're going to|I decided to|we decided to|"
-    r"I need to|we need to|the fix is to|"
+    r"I need to|we need to|I should|we should|the fix is to|"
     r"I'd rather|the (?:simpler|better|cleaner|right|safer) (?:approach|option|fix|solution) is to)\b",
     re.IGNORECASE,
 )
@@ -570,7 +649,7 @@ _KEPT = re.compile(
 _JUDGED = re.compile(
     r"^(?:so,?\s+)?the (?:simplest|simpler|better|best|cleanest|cleaner|correct|right|safest|safer|easiest|"
     r"proper) (?:approach|option|fix|solution|way|choice)(?: here)? (?:is|uses|would be)\s+(?!:|$)\S|"
-    r"^\S.{0,60}\bis the (?:correct|right|better|best|safer|simpler|cleaner|proper) "
+    r"^(?!(?:this|that|it|which)\b)\S.{0,60}\bis the (?:correct|right|better|best|safer|simpler|cleaner|proper) "
     r"(?:replacement|choice|option|approach|fix|solution)\b",
     re.IGNORECASE,
 )
@@ -580,10 +659,11 @@ _PREAMBLE = re.compile(
 )
 
 
-def _phrased(message: Message, requests: list[str]) -> Iterator[_Found]:
-    for paragraph in prose_lines(message.text):  # a reason is looked for in the same paragraph only
+def _phrased(text: str, line: int, requests: list[str]) -> Iterator[_Found]:
+    for paragraph in prose_lines(text):  # a reason is looked for in the same paragraph only
         sentences = split_sentences(paragraph)
-        for index, sentence in enumerate(sentences):
+        for index, whole in enumerate(sentences):
+            sentence = _after_lead_in(whole)
             confidence = phrased_confidence(sentence)
             if confidence is None:
                 continue
@@ -597,7 +677,19 @@ def _phrased(message: Message, requests: list[str]) -> Iterator[_Found]:
                 if clause and clause.start() > 0:
                     decision = decision[: clause.start()]
             by: By = "assistant"
-            yield _Found(message.line, _record(decision, rationale, _alternatives(decision), confidence, by))
+            yield _Found(line, _record(decision, rationale, _alternatives(decision), confidence, by))
+
+
+# "The user is right - I should use X instead of Y": the choice is after the lead-in.
+_LEAD_IN = re.compile(r"^[^.!?]{3,60}?\s+[-–—:]\s+(?=(?:I|we)\b)")
+
+
+def _after_lead_in(sentence: Sentence) -> Sentence:
+    lead = _LEAD_IN.match(sentence.prose)
+    if lead is None or len(sentence.text) != len(sentence.prose):
+        return sentence
+    cut_at = lead.end()
+    return Sentence(sentence.text[cut_at:], sentence.prose[cut_at:])
 
 
 def _phrased_rationale(sentence: Sentence, decision: str, following: Sentence | None) -> str:
@@ -772,10 +864,14 @@ def _same(record: DecisionRecord, key: str, other: DecisionRecord) -> bool:
     instead of .js")."""
     if _similar(key, _normalized(other.decision)):
         return True
+    words, others = _content_words(record.decision), _content_words(other.decision)
+    if min(len(words), len(others)) >= 3 and len(words & others) >= 0.5 * min(len(words), len(others)):
+        return (
+            True  # "Auth approach: GitHub App + Actions workflow" and "update the plan with the GitHub App …"
+        )
     shared = {a.lower() for a in record.alternatives or []} & {a.lower() for a in other.alternatives or []}
     if not shared:
         return False
-    words, others = _content_words(record.decision), _content_words(other.decision)
     return len(words & others) >= 0.4 * min(len(words), len(others))
 
 

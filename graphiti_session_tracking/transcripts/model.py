@@ -251,6 +251,8 @@ class Message:
     tool_calls: list[ToolCall] = field(default_factory=list)
     tool_results: list[str] = field(default_factory=list)
     usage: TokenUsage | None = None
+    # The assistant's extended-thinking text: its reasoning, where choices are often worded.
+    thinking: str = ""
 
     @property
     def is_human(self) -> bool:

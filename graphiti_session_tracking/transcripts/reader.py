@@ -374,6 +374,10 @@ class _SessionBuilder:
                     merged.text = f"{merged.text}\n{text}".strip()
             elif block_type == "tool_use":
                 self._tool_use(block, merged, line, index)
+            elif block_type == "thinking":
+                thought = self._typed(line_no, block, "thinking", str, f"message.content[{index}].")
+                if thought:
+                    merged.thinking = f"{merged.thinking}\n{thought}".strip()
 
     def _block_type(self, block: Any, line_no: int, index: int) -> str | None:
         """A content block's type; a block that is not an object, or a non-text type, is reported."""

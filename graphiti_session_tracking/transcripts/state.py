@@ -20,7 +20,7 @@ from typing import Any
 from .model import Message, Problem, Session, TokenUsage, ToolCall, ToolResult
 from .spill import Spill
 
-_FORMAT = b"GSS2"  # JSON lists, zlib stream; older formats (marshal, pickle) are re-read, never loaded
+_FORMAT = b"GSS3"  # JSON lists, zlib stream; older formats (marshal, pickle) are re-read, never loaded
 _CHUNK = 2_000
 
 Redact = Callable[[str], str]
@@ -187,6 +187,7 @@ def _blobs(session: Session, redact: Redact) -> Iterator[bytes]:
                     [index[id(call)] for call in m.tool_calls],
                     [redact(text) for text in m.tool_results],
                     _usage(m.usage),
+                    redact(m.thinking),
                 )
                 for m in session.messages[start : start + _CHUNK]
             ]
@@ -287,6 +288,7 @@ def _decode(items: Iterator[Any]) -> Session:
                 tool_calls=[calls[i] for i in call_indices],
                 tool_results=tool_results,
                 usage=TokenUsage(*message_usage) if message_usage is not None else None,
+                thinking=thinking,
             )
             for (
                 uuid,
@@ -301,6 +303,7 @@ def _decode(items: Iterator[Any]) -> Session:
                 call_indices,
                 tool_results,
                 message_usage,
+                thinking,
             ) in next(items)
         )
     return Session(

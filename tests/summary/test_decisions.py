@@ -494,3 +494,54 @@ def test_real_transcripts_without_decisions() -> None:
         "stop-hook-uncommitted-changes.jsonl",
     ):
         assert extract_decisions(read_transcript(TRANSCRIPTS / name)) == []
+
+
+def test_a_choice_worded_in_the_assistants_thinking(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Make the settings loader strict.")
+    t.think(
+        "The user is right - I should use the built-in DisallowUnknownFields() of json.Decoder instead "
+        "of maintaining a separate list of keys.",
+        text="Let me revise the loader.",
+    )
+    t.think("Maybe I could use a map here, or a struct?")  # wondering is not choosing
+    (found,) = extract_decisions(t.read(tmp_path))
+    assert found.decision.startswith("I should use the built-in DisallowUnknownFields() of json.Decoder")
+    assert found.alternatives == ["maintaining a separate list of keys"] and found.confidence == INTENDED
+
+
+def test_a_failed_command_rerun_with_a_bypass_flag_is_a_choice(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Commit it.")
+    t.bash(
+        'git commit -m "Add sync"',
+        "error: gpg failed to sign the data\nfatal: failed to write commit object",
+        is_error=True,
+    )
+    t.bash('git commit --no-gpg-sign -m "Add sync"', "[main 1a2b3c] Add sync")
+    t.bash(
+        "git add notes/secret-plan.md",
+        "The following paths are ignored by one of your .gitignore files:\nnotes",
+        is_error=True,
+    )
+    t.bash("git add notes/secret-plan.md", "")  # the same again: no flag, no choice
+    t.bash("rm -f build.log", "")  # a flag with no failure before it
+    (found,) = extract_decisions(t.read(tmp_path))
+    assert (
+        found.decision == "Re-ran `git commit --no-gpg-sign -m …` with --no-gpg-sign to get past the failure"
+    )
+    assert found.rationale.startswith("It failed with: error: gpg failed to sign the data")
+    assert found.confidence == STATED
+
+
+def test_one_choice_said_in_two_places_is_one_decision(tmp_path: Path) -> None:
+    found = _decisions(
+        tmp_path,
+        "I'll use the GitHub App token flow instead of a personal access token.",
+        "I need to update the plan with the GitHub App token flow instead of the PAT approach.",
+    )
+    assert len(found) == 1
+
+
+def test_a_pronoun_judged_right_is_not_a_decision(tmp_path: Path) -> None:
+    assert _decisions(tmp_path, "This is the correct approach for using GitHub Apps with GoReleaser.") == []

@@ -53,6 +53,14 @@ class TranscriptBuilder:
         )
         return self
 
+    def think(self, thought: str, text: str = "") -> TranscriptBuilder:
+        """An assistant message with an extended-thinking block (and text, when given)."""
+        content: list[dict[str, Any]] = [{"type": "thinking", "thinking": thought, "signature": "x"}]
+        if text:
+            content.append({"type": "text", "text": text})
+        self._record("assistant", {"id": self._next("m"), "role": "assistant", "content": content})
+        return self
+
     def tool(self, name: str, tool_input: dict[str, Any], text: str = "") -> str:
         """An assistant turn calling one tool (after optional text); returns the call's id."""
         call_id = self._next("t")
