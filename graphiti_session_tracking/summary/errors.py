@@ -20,6 +20,7 @@ in between counts as part of the fix.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import lru_cache
@@ -96,7 +97,9 @@ _HICCUP = re.compile(
 _FAILED_OUTPUT = re.compile(
     r"^Traceback \(most recent call last\):|^FAILED\b|^ERROR collecting|^--- FAIL|^FAIL\s|"
     r"test result: FAILED|^error\[E\d+\]: |\berror TS\d+:|(?<![A-Za-z]\s)\b[1-9]\d* failed\b|^\s*[1-9]\d* fail$|"
-    r"\b[1-9]\d* errors? (?:in|during)\b|^npm ERR!|^\[ERROR\] |^Would reformat",
+    r"\b[1-9]\d* errors? (?:in|during)\b|^npm ERR!|^\[ERROR\] |^Would reformat|"
+    # A script that went on after failing on several items: "Error processing a.jsonl: …" twice or more.
+    r"^Error \w+ing\b[^\n]*:\s\S[^\n]*\n(?:[^\n]*\n)*?Error \w+ing\b[^\n]*:\s\S",
     re.MULTILINE,
 )
 _RAN_TESTS = re.compile(r"\b\d+ (?:passed|failed)\b|^(?:ok|FAIL|---)\s", re.MULTILINE)
@@ -176,14 +179,19 @@ def extract_errors_resolved(session: Session) -> list[ErrorResolution]:
         for call in message.tool_calls:
             run.calls.append(call)
             _step(session, run, thread, len(run.calls) - 1, texts)
-    records: list[ErrorResolution] = []
-    seen: set[str] = set()
+    # The same error hit twice in a session is one record: where it was first hit, and the fix
+    # and check that got past it last (an earlier "fix" it came back after did not).
+    by_signature: dict[str, ErrorResolution] = {}
     for _, record in sorted(run.resolved.values(), key=lambda item: item[0]):
         signature = _signature(record.error)
-        if signature not in seen:  # the same error hit twice in a session is one record
-            seen.add(signature)
-            records.append(record)
-    return records
+        first = by_signature.get(signature)
+        if first is None:
+            by_signature[signature] = record
+        else:
+            by_signature[signature] = first.model_copy(
+                update={"fix": record.fix, "verification": record.verification}
+            )
+    return list(by_signature.values())
 
 
 def _step(session: Session, run: _Run, thread: str, index: int, texts: dict[str, list[Sentence]]) -> None:
@@ -338,8 +346,35 @@ def error_lines(text: str) -> list[str]:
     tiers = (diagnostics, pytest_e, exceptions[-1:], tests)
     ordered = next((tier for tier in tiers if tier), [])
     if not ordered and reported:  # lines in words tell one story: `error: gpg failed…` / `fatal: …`
-        ordered = [" / ".join(dict.fromkeys(line.strip() for line in reported))]
+        ordered = [" / ".join(dict.fromkeys(_per_item(line.strip() for line in reported)))]
     return _distinct(ordered)
+
+
+_PER_ITEM = re.compile(r"^Error (\w+ing)\s+(.+?):\s+(\S.*)$")
+
+
+def _per_item(lines: Iterable[str]) -> list[str]:
+    """ "Error processing a.jsonl: bad escape" for many items is one line, "Error processing 63 items:
+    bad escape", so the error reads (and is recognized again) the same whichever items failed."""
+    out: list[str | tuple[str, str]] = []
+    counts: dict[tuple[str, str], int] = {}
+    for line in lines:
+        item = _PER_ITEM.match(line)
+        if item is None:
+            out.append(line)
+            continue
+        key = (item.group(1), item.group(3))
+        if key not in counts:
+            out.append(key)
+        counts[key] = counts.get(key, 0) + 1
+    return [
+        entry if isinstance(entry, str) else f"{entry[1]} (error {entry[0]} {_items(counts[entry])})"
+        for entry in out
+    ]
+
+
+def _items(count: int) -> str:
+    return "one item" if count == 1 else "several items"
 
 
 def error_line(text: str) -> str:

@@ -491,3 +491,31 @@ def test_a_type_checker_message_pasted_without_its_position(tmp_path: Path) -> N
         == "cannot use err (variable of interface type error) as string value in argument to fmt.Fprintf"
     )
     assert record.verification == "`go build ./...` passed"
+
+
+def test_a_script_that_fails_item_after_item_fails_though_it_exits_0(tmp_path: Path) -> None:
+    failing = "Found 3 logs\n" + "".join(
+        f"Error processing {name}.jsonl: bad escape \\U at position 2\n" for name in ("a1", "b2", "c3")
+    )
+    t = TranscriptBuilder()
+    t.user("Sync the logs.")
+    t.bash("python scripts/sync.py", failing)
+    t.edit("scripts/sync.py", 'r"C:\\\\Users"', "")
+    t.bash(
+        "python scripts/sync.py", "Error processing a1.jsonl: bad escape \\U at position 2\n"
+    )  # back again
+    t.edit("scripts/sync.py", "re.sub(p, r, text)", "re.sub(p, lambda _: r, text)")
+    t.bash("python scripts/sync.py", "Found 3 logs\nSynced 3 logs")
+    (record,) = extract_errors_resolved(t.read(tmp_path))
+    assert record.error == "bad escape \\U at position 2 (error processing several items)"
+    assert (
+        record.fix == "Edited scripts/sync.py" and record.verification == "`python scripts/sync.py` succeeded"
+    )
+
+
+def test_one_error_line_per_item_is_not_a_failure_pattern_alone(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Run it.")
+    t.bash("python tool.py", "Error handling is described in docs/errors.md: see there\nDone")
+    t.bash("python tool.py", "Done")
+    assert extract_errors_resolved(t.read(tmp_path)) == []
