@@ -26,7 +26,11 @@ real decision (not how good the decision was):
        one option weighed against another: "X would also have worked, but…", "the alternative
        would have been X, but…", "the simpler fix is to…", "X is the correct replacement",
        "…, so I left them unchanged";
-- 0.5  the same phrasings as intent ("I'll use X rather than Y", "I should use X instead of Y").
+- 0.5  the same phrasings as intent ("I'll use X rather than Y", "I should use X instead of Y");
+- 0.4  an action with what makes it a choice: the fact just before it ("There's already a
+       fileExists in common.go. I need to remove my duplicate."; "There are other unstaged
+       changes. I'll only commit the file we changed.") or a chosen means with its reason ("Let me
+       fix the test file by removing the import since it's just for demonstration").
 
 The assistant's extended thinking is read like its text: a choice is often worded only there ("The
 user is right - I should use X instead of Y"), while the visible text just acts on it.
@@ -70,6 +74,7 @@ PLAN_STEP = 0.7
 REDIRECTED = 0.7
 STATED = 0.6
 INTENDED = 0.5
+REASONED = 0.4
 
 By = Literal["assistant", "user"]
 
@@ -138,7 +143,7 @@ def _record(
     by: By,
 ) -> DecisionRecord:
     decision = decision.strip().rstrip(".!:;,")
-    rationale = rationale.strip().rstrip(".")
+    rationale = rationale.strip().rstrip(".:")
     rationale = rationale[:1].upper() + rationale[1:]
     whole = [a for a in dict.fromkeys(alternatives) if a]
     return DecisionRecord(
@@ -665,13 +670,17 @@ def _phrased(text: str, line: int, requests: list[str]) -> Iterator[_Found]:
         for index, whole in enumerate(sentences):
             sentence = _after_lead_in(whole)
             confidence = phrased_confidence(sentence)
+            reason_before = ""
+            if confidence is None:
+                previous = sentences[index - 1] if index > 0 else None
+                confidence, reason_before = _reasoned(sentence, previous)
             if confidence is None:
                 continue
             following = sentences[index + 1] if index + 1 < len(sentences) else None
             decision = _PREAMBLE.sub("", sentence.text)
-            if _restated(decision, requests):
+            if _restated(f"{decision} {reason_before}", requests):
                 continue
-            rationale = _phrased_rationale(sentence, decision, following)
+            rationale = reason_before or _phrased_rationale(sentence, decision, following)
             if _WEIGHED.search(sentence.prose) is None:
                 clause = _RATIONALE_CLAUSE.search(decision)
                 if clause and clause.start() > 0:
@@ -690,6 +699,40 @@ def _after_lead_in(sentence: Sentence) -> Sentence:
         return sentence
     cut_at = lead.end()
     return Sentence(sentence.text[cut_at:], sentence.prose[cut_at:])
+
+
+# "There's already a fileExists in common.go. I need to remove my duplicate.": an action the
+# session takes for a reason it states (in the sentence, or as the fact just before it).
+_ACTION = re.compile(
+    r"^(?:I'll|I will|let me|I need to|we need to|we'll)\s+(?:only\s+|just\s+|also\s+)?"
+    r"(?:fix|remove|restore|commit|create|merge|enhance|revert|rename|delete|disable|enable|drop|"
+    r"move|split|keep|skip|reuse|add|write|rewrite|switch|pin|downgrade|upgrade|limit|make)\b",
+    re.IGNORECASE,
+)
+# The fact that makes it a choice: something already there, other things left alone, a limit.
+_FACT_BEFORE = re.compile(r"\b(?:already|other|only)\b", re.IGNORECASE)
+# A choice of means or of scope: "by removing the import", "only the file we changed".
+_CHOSEN_MEANS = re.compile(r"\bby \w+ing\b|\b(?:only|just)\b", re.IGNORECASE)
+_VAGUE_ACTION = re.compile(
+    r"^(?:\S+\s+){1,4}(?:this|that|it|these|them)\b|\b(?:a|the) tests?\b(?! file)|\bto verify\b|"
+    r"\b(?:an? )?(?:enhanced|simpler|new|better) version\b",
+    re.IGNORECASE,
+)
+
+
+def _reasoned(sentence: Sentence, previous: Sentence | None) -> tuple[float | None, str]:
+    """REASONED and the reason before, for an action with a stated reason; else (None, "")."""
+    prose = sentence.prose.strip()
+    if not _ACTION.match(prose) or prose.endswith("?") or _NOT_A_STATEMENT.search(prose):
+        return None, ""
+    if _VAGUE_ACTION.search(prose.rstrip(":. ")) or len(_content_words(prose)) < 3:
+        return None, ""  # "Let me fix this", "Let me add a test": no choice a reader can act on
+    clause = _RATIONALE_CLAUSE.search(prose)
+    if clause is not None and clause.start() > 0 and _CHOSEN_MEANS.search(prose[: clause.start()]):
+        return REASONED, ""
+    if previous is not None and _FACT_BEFORE.search(previous.prose) and not previous.prose.endswith("?"):
+        return REASONED, previous.text
+    return None, ""
 
 
 def _phrased_rationale(sentence: Sentence, decision: str, following: Sentence | None) -> str:

@@ -20,6 +20,7 @@ from graphiti_session_tracking.summary.decisions import (
     PICKED,
     PLAN_STEP,
     PLANNED,
+    REASONED,
     REDIRECTED,
     STATED,
     extract_decisions,
@@ -545,3 +546,38 @@ def test_one_choice_said_in_two_places_is_one_decision(tmp_path: Path) -> None:
 
 def test_a_pronoun_judged_right_is_not_a_decision(tmp_path: Path) -> None:
     assert _decisions(tmp_path, "This is the correct approach for using GitHub Apps with GoReleaser.") == []
+
+
+def test_an_action_with_the_fact_that_makes_it_a_choice(tmp_path: Path) -> None:
+    found = _decisions(
+        tmp_path,
+        "There's already a `fileExists` in `common.go`. I need to remove my duplicate.",
+        "There are other unstaged changes beyond the provider fix. I'll only commit the file we changed:",
+        "Let me fix the test file by removing the testing library import since it's just for demonstration:",
+    )
+    assert [(d.decision, d.rationale, d.confidence) for d in found] == [
+        ("I need to remove my duplicate", "There's already a fileExists in common.go", REASONED),
+        (
+            "I'll only commit the file we changed",
+            "There are other unstaged changes beyond the provider fix",
+            REASONED,
+        ),
+        (
+            "Let me fix the test file by removing the testing library import",
+            "It's just for demonstration",
+            REASONED,
+        ),
+    ]
+
+
+def test_actions_without_a_choice_in_them_are_not_decisions(tmp_path: Path) -> None:
+    assert (
+        _decisions(
+            tmp_path,
+            "I see the issue. Let me fix this:",  # nothing a reader can act on
+            "There are no existing tests. Let me create a test to verify the strict parsing.",  # checking
+            "Let me update the README because the flag was renamed.",  # a reason, but no choice of means
+            "The build failed. Let me fix the import.",  # a failure is not the fact that makes a choice
+        )
+        == []
+    )
