@@ -15,8 +15,9 @@ real decision (not how good the decision was):
 - 0.8  the approach of an approved plan (ExitPlanMode accepted, or "Implement the following
        plan:"): the sentence under its "Approach" / "Solution" / "Decision" heading, the
        "Context" or "Why" section as rationale, an "Alternative: …" heading as alternative;
-- 0.7  a step of an approved plan that gives its reason or what it beats ("Refactor to a loop to
-       avoid duplicating the logic", "… instead of a fixed path");
+- 0.7  a step of an approved plan (a sentence or a list item) that gives its reason or what it
+       beats ("Refactor to a loop to avoid duplicating the logic", "… instead of a fixed path",
+       "Uses dirname "$0" to find the folder — works with worktrees");
 - 0.7  the user turned down a tool call and said what to do instead ("use X instead of Y");
 - 0.6  a failed command run again with a flag that skips the check that failed (`git commit
        --no-gpg-sign` after "gpg failed to sign", `git add -f` after "paths are ignored");
@@ -25,6 +26,7 @@ real decision (not how good the decision was):
        "replaced X with Y because…" (without a reason or an alternative, a report of an edit);
        one option weighed against another: "X would also have worked, but…", "the alternative
        would have been X, but…", "the simpler fix is to…", "X is the correct replacement",
+       "X is the right template", "X is cheaper and safer than Y",
        "…, so I left them unchanged";
 - 0.5  the same phrasings as intent ("I'll use X rather than Y", "I should use X instead of Y");
 - 0.4  an action with what makes it a choice: the fact just before it ("There's already a
@@ -346,8 +348,9 @@ def _plan_steps(sections: list[tuple[str, list[str]]], line: int) -> Iterator[_F
         if _APPROACH.match(title) or _WHY.match(title) or _ALTERNATIVE_HEADING.match(title):
             continue
         for step in lines:
-            if _LIST_ITEM.match(step):
-                continue
+            item = _LIST_ITEM.match(step)
+            if item is not None:  # an item is a step when it says why (the reason is the choice)
+                step = item.group(1)
             for sentence in split_sentences(step):
                 if _PLAN_STEP.match(sentence.prose) is None or sentence.prose.rstrip().endswith("?"):
                     continue
@@ -356,7 +359,10 @@ def _plan_steps(sections: list[tuple[str, list[str]]], line: int) -> Iterator[_F
                     continue
                 choice = sentence.text[: split.start()]
                 reason = "" if split.group(1) else sentence.text[split.start() :].strip(" ,").rstrip(":")
-                reason = re.sub(r"^(?:because|since|so that)\s+", "", reason, flags=re.IGNORECASE)
+                reason = re.sub(r"^[—–\s]*(?:because|since|so that)?\s*", "", reason, flags=re.IGNORECASE)
+                if choice.count("(") > choice.count(")"):  # "to stderr (always, since …)": closed again
+                    choice += ")"
+                    reason = reason.rstrip(".").removesuffix(")")
                 found = _record(
                     choice if reason else sentence.text,
                     reason,
@@ -367,14 +373,21 @@ def _plan_steps(sections: list[tuple[str, list[str]]], line: int) -> Iterator[_F
                 yield _Found(line, found)
 
 
+# "Uses dirname "$0" to find the folder — works with worktrees": what the step's way achieves.
+_REASON_VERB = r"(?:works|keeps|avoids|makes|ensures|lets|prevents|stays|survives)\b"
 # A step of an approved plan that says why it is done this way: "Refactor to a loop to avoid
 # duplicating the logic", "Resolve the path with X instead of a fixed one".
 _PLAN_STEP = re.compile(
     r"^(?!(?:the|a|an|this|that|these|those|it|if|when|for|no|each|all|currently|note|there|we|you|i)\b)"
-    r"[A-Z][a-z]+\b.*\b(?:to avoid|so that|because|since|instead of|rather than)\b",
+    r"[A-Z][a-z]+\b.*(?:\b(?:to avoid|so that|because|since|instead of|rather than)\b|\s[—–]\s"
+    + _REASON_VERB
+    + ")",
 )
 _PLAN_REASON = re.compile(
-    r"\s+(instead of|rather than)\b|,?\s+(?:to avoid|so that|because|since)\s+", re.IGNORECASE
+    r"\s+(instead of|rather than)\b|,?\s+\(?(?:to avoid|so that|because|since)\s+|\s[—–]\s(?="
+    + _REASON_VERB
+    + ")",
+    re.IGNORECASE,
 )
 
 
@@ -650,12 +663,15 @@ _KEPT = re.compile(
 )
 
 
+_BETTER = r"(?:cheaper|safer|simpler|better|cleaner|faster|easier|more robust)(?: and (?:cheaper|safer|simpler|better|cleaner|faster|easier))?"
 # "The simpler fix is to…", "X is the correct replacement": one option judged better than others.
 _JUDGED = re.compile(
     r"^(?:so,?\s+)?the (?:simplest|simpler|better|best|cleanest|cleaner|correct|right|safest|safer|easiest|"
     r"proper) (?:approach|option|fix|solution|way|choice)(?: here)? (?:is|uses|would be)\s+(?!:|$)\S|"
     r"^(?!(?:this|that|it|which)\b)\S.{0,60}\bis the (?:correct|right|better|best|safer|simpler|cleaner|proper) "
-    r"(?:replacement|choice|option|approach|fix|solution)\b",
+    r"(?:replacement|choice|option|approach|fix|solution|template|base|model|fit)\b|"
+    # "A small dedicated script is cheaper and safer than unifying the two": one option over another.
+    r"^(?!(?:this|that|it|which)\b)\S.{0,100}\b(?:is|are|would be) " + _BETTER + r" than\s+\S",
     re.IGNORECASE,
 )
 # "Note:", "To answer your question directly:": a lead-in before the sentence proper.
@@ -677,7 +693,7 @@ def _phrased(text: str, line: int, requests: list[str]) -> Iterator[_Found]:
             if confidence is None:
                 continue
             following = sentences[index + 1] if index + 1 < len(sentences) else None
-            decision = _PREAMBLE.sub("", sentence.text)
+            decision = re.sub(r"^why\s+(?=\S+ is the )", "", _PREAMBLE.sub("", sentence.text), flags=re.I)
             if _restated(f"{decision} {reason_before}", requests):
                 continue
             rationale = reason_before or _phrased_rationale(sentence, decision, following)
@@ -848,6 +864,7 @@ def _content_words(text: str) -> set[str]:
 # --- Alternatives: whole phrases only -----------------------------------------------------------
 
 _ALTERNATIVE = re.compile(r"\b(?:instead of|rather than)\s+(.+)", re.IGNORECASE)
+_THAN = re.compile(r"\b" + _BETTER + r" than\s+(.+)", re.IGNORECASE)
 _OVER = re.compile(
     r"\b(?:use|uses|used|using|chose|choosing|go with|going with|went with|picked|opted for|settled on|"
     r"prefer(?:red|ring)?)\b.+?\bover\s+(.+)",
@@ -872,7 +889,7 @@ def _alternatives(text: str) -> list[str]:
     """What a sentence names as the option not taken, as whole phrases: a phrase that runs past
     _ALTERNATIVE_WORDS words, or to the end of a cut sentence, is dropped rather than cut."""
     found: list[str] = []
-    for pattern in (_ALTERNATIVE, _OVER, _FROM_TO, _REPLACED, _WEIGHED_ALTERNATIVE):
+    for pattern in (_ALTERNATIVE, _OVER, _FROM_TO, _REPLACED, _WEIGHED_ALTERNATIVE, _THAN):
         for match in pattern.finditer(text):
             rest = next(g for g in match.groups() if g is not None)
             end = _PHRASE_END.search(rest)

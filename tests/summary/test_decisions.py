@@ -581,3 +581,32 @@ def test_actions_without_a_choice_in_them_are_not_decisions(tmp_path: Path) -> N
         )
         == []
     )
+
+
+def test_plan_items_that_say_why_and_options_judged_against_each_other(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user(
+        "Implement the following plan:\n\n# Hook chaining\n\n## Implementation\n\n"
+        "- Print the backup notice to stderr (always, even when `silent`, since this is an important message).\n"
+        "- `hooks.go` — core install logic\n\n"
+        'Uses `dirname "$0"` to resolve the hooks directory — works correctly with worktrees.\n'
+    )
+    t.say(
+        "## Why bash is the right template\n\nA small dedicated `omp.yash` script is cheaper and safer than "
+        "unifying the two scripts."
+    )
+    found = extract_decisions(t.read(tmp_path))
+    assert [(d.decision, d.rationale, d.alternatives) for d in found] == [
+        (
+            "Print the backup notice to stderr (always, even when silent)",
+            "This is an important message",
+            None,
+        ),
+        ('Uses dirname "$0" to resolve the hooks directory', "Works correctly with worktrees", None),
+        ("bash is the right template", "", None),
+        (
+            "A small dedicated omp.yash script is cheaper and safer than unifying the two scripts",
+            "",
+            ["unifying the two scripts"],
+        ),
+    ]
