@@ -127,6 +127,7 @@ def _every_form(session: Session) -> Iterator[_Found]:
         elif message.role == "assistant":
             yield from _marked(message.text, message.line, "")
             yield from _listed(message.text, message.line)
+            yield from _merged(message.text, message.line)
             yield from _phrased(message.text, message.line, requests)
             # The assistant's reasoning says its choices in the same words ("I should use X
             # instead of Y"), often where its visible text only acts on them.
@@ -606,6 +607,35 @@ def _listed(text: str, line: int) -> Iterator[_Found]:
             yield _Found(line, _record(decision, rationale, _alternatives(decision), LISTED, "assistant"))
 
 
+# --- A merge conflict resolved: which side's change each hunk keeps -----------------------------
+
+_RESOLUTION = re.compile(
+    r"\b(?:the )?resol(?:ved|ution) (?:version|file|code) (?:needs|keeps|takes|should keep|combines)\b.*:$|"
+    r"\bresolve (?:the|both|each|these) (?:merge )?conflicts?(?: hunks?)? by\b.*:$",
+    re.IGNORECASE,
+)
+
+
+def _merged(text: str, line: int) -> Iterator[_Found]:
+    """ "The resolved version needs: 1. your branch's X 2. origin/main's Y": a choice per side."""
+    lines = prose_lines(text)
+    for index, raw in enumerate(lines):
+        if not _RESOLUTION.search(plain(raw).strip()):
+            continue
+        items = []
+        for following in lines[index + 1 :]:
+            item = _LIST_ITEM.match(following)
+            if item is None:
+                break
+            items.append(plain(item.group(1)).strip())
+        if len(items) >= 2:
+            kept = "; ".join(re.sub(r"\s*\((.+)\)$", "", item) for item in items)
+            reasons = "; ".join(m.group(1) for item in items if (m := re.search(r"\((.+)\)$", item)))
+            yield _Found(
+                line, _record(f"Resolve the merge conflict keeping {kept}", reasons, [], STATED, "assistant")
+            )
+
+
 # --- Phrasing: a choice stated in prose ---------------------------------------------------------
 
 _STATED = re.compile(
@@ -671,7 +701,10 @@ _JUDGED = re.compile(
     r"^(?!(?:this|that|it|which)\b)\S.{0,60}\bis the (?:correct|right|better|best|safer|simpler|cleaner|proper) "
     r"(?:replacement|choice|option|approach|fix|solution|template|base|model|fit)\b|"
     # "A small dedicated script is cheaper and safer than unifying the two": one option over another.
-    r"^(?!(?:this|that|it|which)\b)\S.{0,100}\b(?:is|are|would be) " + _BETTER + r" than\s+\S",
+    r"^(?!(?:this|that|it|which)\b)\S.{0,100}\b(?:is|are|would be) " + _BETTER + r" than\s+\S"
+    # "X takes precedence over Y, which is the polite variant to set": the option to prefer.
+    r"|,\s+which is the (?:polite|right|correct|preferred|recommended|safer|better|cleaner) "
+    r"(?:variant|choice|option|one|way) to (?:set|use|pick|call)\b",
     re.IGNORECASE,
 )
 # "Note:", "To answer your question directly:": a lead-in before the sentence proper.
@@ -681,14 +714,15 @@ _PREAMBLE = re.compile(
 
 
 def _phrased(text: str, line: int, requests: list[str]) -> Iterator[_Found]:
-    for paragraph in prose_lines(text):  # a reason is looked for in the same paragraph only
+    last: Sentence | None = None  # the previous line's last sentence: the fact an action may follow
+    for paragraph in prose_lines(text):  # a reason after a choice is looked for in its line only
         sentences = split_sentences(paragraph)
         for index, whole in enumerate(sentences):
             sentence = _after_lead_in(whole)
             confidence = phrased_confidence(sentence)
             reason_before = ""
             if confidence is None:
-                previous = sentences[index - 1] if index > 0 else None
+                previous = sentences[index - 1] if index > 0 else last
                 confidence, reason_before = _reasoned(sentence, previous)
             if confidence is None:
                 continue
@@ -703,6 +737,8 @@ def _phrased(text: str, line: int, requests: list[str]) -> Iterator[_Found]:
                     decision = decision[: clause.start()]
             by: By = "assistant"
             yield _Found(line, _record(decision, rationale, _alternatives(decision), confidence, by))
+        if sentences:
+            last = sentences[-1]
 
 
 # "The user is right - I should use X instead of Y": the choice is after the lead-in.
@@ -710,11 +746,10 @@ _LEAD_IN = re.compile(r"^[^.!?]{3,60}?\s+[-–—:]\s+(?=(?:I|we)\b)")
 
 
 def _after_lead_in(sentence: Sentence) -> Sentence:
-    lead = _LEAD_IN.match(sentence.prose)
-    if lead is None or len(sentence.text) != len(sentence.prose):
+    in_prose, in_text = _LEAD_IN.match(sentence.prose), _LEAD_IN.match(sentence.text)
+    if in_prose is None or in_text is None:  # (code in the lead-in: left as it is)
         return sentence
-    cut_at = lead.end()
-    return Sentence(sentence.text[cut_at:], sentence.prose[cut_at:])
+    return Sentence(sentence.text[in_text.end() :], sentence.prose[in_prose.end() :])
 
 
 # "There's already a fileExists in common.go. I need to remove my duplicate.": an action the
@@ -726,12 +761,14 @@ _ACTION = re.compile(
     re.IGNORECASE,
 )
 # The fact that makes it a choice: something already there, other things left alone, a limit.
-_FACT_BEFORE = re.compile(r"\b(?:already|other|only)\b", re.IGNORECASE)
+_FACT_BEFORE = re.compile(r"\b(?:already|other|only|dropped|missing)\b", re.IGNORECASE)
 # A choice of means or of scope: "by removing the import", "only the file we changed".
-_CHOSEN_MEANS = re.compile(r"\bby \w+ing\b|\b(?:only|just)\b", re.IGNORECASE)
+_CHOSEN_MEANS = re.compile(r"\bby \w+ing\b|\b(?:only|just)\b|\bto use\b", re.IGNORECASE)
+# What is not a fact to act on: the assistant about itself ("I see the issue", "Perfect").
+_NOT_A_FACT = re.compile(r"^(?:I|I'm|now I|ok|okay|good|great|perfect|done|let me|let's)\b", re.IGNORECASE)
 _VAGUE_ACTION = re.compile(
     r"^(?:\S+\s+){1,4}(?:this|that|it|these|them)\b|\b(?:a|the) tests?\b(?! file)|\bto verify\b|"
-    r"\b(?:an? )?(?:enhanced|simpler|new|better) version\b",
+    r"\b(?:an? )?(?:enhanced|simpler|new|better) version\b|\bfor (?:this|that|it)\W*$|\ba plan\b",
     re.IGNORECASE,
 )
 
@@ -746,7 +783,9 @@ def _reasoned(sentence: Sentence, previous: Sentence | None) -> tuple[float | No
     clause = _RATIONALE_CLAUSE.search(prose)
     if clause is not None and clause.start() > 0 and _CHOSEN_MEANS.search(prose[: clause.start()]):
         return REASONED, ""
-    if previous is not None and _FACT_BEFORE.search(previous.prose) and not previous.prose.endswith("?"):
+    if previous is None or previous.prose.rstrip().endswith(("?", ":")) or _NOT_A_FACT.match(previous.prose):
+        return None, ""
+    if _FACT_BEFORE.search(previous.prose) or _CHOSEN_MEANS.search(prose):
         return REASONED, previous.text
     return None, ""
 
@@ -925,7 +964,7 @@ def _same(record: DecisionRecord, key: str, other: DecisionRecord) -> bool:
     if _similar(key, _normalized(other.decision)):
         return True
     words, others = _content_words(record.decision), _content_words(other.decision)
-    if min(len(words), len(others)) >= 3 and len(words & others) >= 0.5 * min(len(words), len(others)):
+    if min(len(words), len(others)) >= 3 and len(words & others) >= 0.4 * min(len(words), len(others)):
         return (
             True  # "Auth approach: GitHub App + Actions workflow" and "update the plan with the GitHub App …"
         )

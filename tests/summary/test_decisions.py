@@ -501,7 +501,7 @@ def test_a_choice_worded_in_the_assistants_thinking(tmp_path: Path) -> None:
     t = TranscriptBuilder()
     t.user("Make the settings loader strict.")
     t.think(
-        "The user is right - I should use the built-in DisallowUnknownFields() of json.Decoder instead "
+        "The user is right - I should use the built-in `DisallowUnknownFields()` of `json.Decoder` instead "
         "of maintaining a separate list of keys.",
         text="Let me revise the loader.",
     )
@@ -610,3 +610,25 @@ def test_plan_items_that_say_why_and_options_judged_against_each_other(tmp_path:
             ["unifying the two scripts"],
         ),
     ]
+
+
+def test_a_merge_conflict_resolved_side_by_side(tmp_path: Path) -> None:
+    (found,) = _decisions(
+        tmp_path,
+        "Clear picture now. The resolved version needs:\n"
+        "1. **Your branch's** `resolveAgentType` helper (the fix for agent name misattribution)\n"
+        '2. **origin/main\'s** extra `""` parameter for `userPrompt` in `initializeSession`',
+    )
+    assert found.decision == (
+        "Resolve the merge conflict keeping Your branch's resolveAgentType helper; "
+        'origin/main\'s extra "" parameter for userPrompt in initializeSession'
+    )
+    assert found.rationale == "The fix for agent name misattribution" and found.confidence == STATED
+
+
+def test_the_variant_to_prefer_is_a_choice(tmp_path: Path) -> None:
+    (found,) = _decisions(
+        tmp_path,
+        "`YASH_PS1` takes precedence over `PS1` in yash, which is the polite variant to set.",
+    )
+    assert found.decision == "YASH_PS1 takes precedence over PS1 in yash, which is the polite variant to set"
