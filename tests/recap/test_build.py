@@ -79,3 +79,33 @@ async def test_recap_carries_the_work_left_open(graph_config: GraphConfig, tmp_p
     assert estimate_tokens(text) <= 1000
     with pytest.raises(RecapError, match="no session of /work/elsewhere"):
         await build_recap(pipeline, project=Path("/work/elsewhere"))
+
+
+async def test_with_an_llm_one_call_writes_the_chosen_lines_as_prose(
+    graph_config: GraphConfig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fake_openai import FakeOpenAI
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    with FakeOpenAI() as fake:
+        config = AppConfig.model_validate(
+            {
+                "llm": {"default_model": "m", "openai": {"base_url": fake.base_url}},
+                "session_tracking": {"auto_summarize": True},
+            }
+        )
+        pipeline = build_pipeline(config, graph_config, use_llm=False)  # ingest offline
+        with pipeline.ledger() as ledger:
+            session_id = (await pipeline.ingest([PORT], ledger=ledger)).sessions[0]["session_id"]
+        pipeline = build_pipeline(config, graph_config)
+        fake.reply_json({"recap": "The port to Rust is done and committed; coverage is at 100% of lines."})
+        recap = await build_recap(pipeline, session=session_id, use_llm=True)
+        (call,) = fake.calls("/chat/completions")
+        asked = call.body["messages"][-1]["content"]
+        assert "Wrote Justfile" in asked and "pub fn" not in asked  # the chosen lines, never file contents
+        assert recap.generated_by == "llm"
+        assert "## Where it stopped\nThe port to Rust is done and committed" in recap.markdown
+        fake.fail(500, times=10)
+        fallback = await build_recap(pipeline, session=session_id, use_llm=True)
+        assert fallback.generated_by == "rules" and "LLM recap failed" in fallback.markdown
+        assert "- Wrote Justfile" in fallback.markdown
