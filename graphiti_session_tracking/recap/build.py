@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 DEFAULT_BUDGET = 1_000
 _GRAPH_SHARE = 0.5  # of the budget the graph's sections may take; the session's chunks the rest
 _LLM_TIMEOUT_S = 60.0
+KNOWN_ROWS = 100  # of the project's latest decisions and errors, for novelty
 
 
 class RecapError(Exception):
@@ -87,7 +88,7 @@ async def build_recap(
     sid, group_id = str(latest["session_id"]), str(latest["group_id"])
     context = await _graph_context(backend, group_id, sid)
     graph_lines = _graph_sections(context, int(budget * _GRAPH_SHARE))
-    known = [line for _, lines in graph_lines for line in lines]
+    known = [line for _, lines in graph_lines for line in lines] + await _known(backend, group_id)
     transcript, notes = _session_of(pipeline, sid)
     scored = score_chunks(chunks_of(transcript), known) if transcript is not None else []
     room = budget - estimate_tokens(_render_graph(graph_lines)) - 60
@@ -148,6 +149,16 @@ async def _graph_context(backend: Any, group_id: str, session_id: str) -> dict[s
         "decisions": sorted(decisions.values(), key=lambda r: str(r.get("valid_at") or ""), reverse=True),
         "settings": settings,
     }
+
+
+async def _known(backend: Backend, group_id: str) -> list[str]:
+    """What the graph already holds for the project (its latest decisions and errors, with their
+    reasons and fixes): a chunk that only repeats it is not news to the next session."""
+    decisions = await run_query(backend, "decisions", group_id=group_id, limit=KNOWN_ROWS)
+    errors = await run_query(backend, "errors", group_id=group_id, limit=KNOWN_ROWS)
+    return [f"{r['decision']} {r['rationale']}" for r in decisions] + [
+        f"{r['error']} {r['fix']}" for r in errors
+    ]
 
 
 _TITLES = {

@@ -4,7 +4,8 @@ message or tool call, cut into chunks, and each chunk scored (IDEA_session_recap
     score = novelty × centrality × recency × action weight
 
 - novelty: 1 − the chunk's greatest TF-IDF cosine similarity to what the graph already holds for
-  the project (decisions, errors, settings, next steps): what is recorded there is said anyway;
+  the project (its latest 100 decisions and errors, the settings in force, the session's next
+  steps): what is recorded there is said anyway, or known;
 - centrality: TextRank (PageRank over the chunks' similarity graph): a chunk many others echo is
   what the session was about; noise stands alone;
 - recency: 0.5 at the first chunk rising to 1.0 at the last: where the session stopped is what the
