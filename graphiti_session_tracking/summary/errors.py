@@ -41,6 +41,7 @@ _ALSO_LIMIT = 300
 
 _ANALYZER = BashAnalyzer()
 _judge_line = lru_cache(maxsize=4096)(_ANALYZER.judge_line)  # each command is judged several times
+_analyze = lru_cache(maxsize=4096)(_ANALYZER.analyze)
 _COMMAND_TOOLS = frozenset({"Bash", "PowerShell"})
 
 # Results that are "errors" only in form: the harness refusing a call, or the user saying no.
@@ -150,6 +151,9 @@ class _Open:
     first: int  # index in the session's calls (for a pasted error: the calls made before it)
     failing: ToolCall | None
     also: list[str] = field(default_factory=list)  # further distinct lines of the run, not recorded alone
+    soft: bool = (
+        False  # the command exited 0 but printed errors: only the same command rerun proves them gone
+    )
 
 
 @dataclass
@@ -193,6 +197,9 @@ def _step(session: Session, run: _Run, thread: str, index: int, texts: dict[str,
     if lines is None:
         return
     key = _kind_key(call)
+    stalled = None if lines else _stalled(call)
+    if stalled is not None:
+        lines = [stalled]
 
     def resolve(slot: Key, signature: str, failure: _Open, verification: str) -> None:
         record = _record(session, run, failure, index, texts, verification)
@@ -210,6 +217,7 @@ def _step(session: Session, run: _Run, thread: str, index: int, texts: dict[str,
                 signature not in signatures
                 and failing is not None
                 and _got_further(failing, call)
+                and not _carries(call.result.text if call.result else "", failure.line)
                 and _fix(session, run.calls[failure.first + 1 : index], key)
             ):
                 resolve(
@@ -218,26 +226,72 @@ def _step(session: Session, run: _Run, thread: str, index: int, texts: dict[str,
                     failure,
                     f"rerun of `{cut(_bare(_command(call)), 80)}` no longer reports it",
                 )
-        fresh = [line for line in lines if _signature(line) not in still]
-        for line in fresh:
-            run.resolved.pop((thread, key, _signature(line)), None)  # it came back: it was not fixed
-        for line in fresh[:_MAX_RECORDS_PER_RUN]:
-            still[_signature(line)] = _Open(line, index, call)
-        if len(fresh) > _MAX_RECORDS_PER_RUN:
-            still[_signature(fresh[_MAX_RECORDS_PER_RUN - 1])].also = fresh[_MAX_RECORDS_PER_RUN:]
+        _open_lines(run, thread, key, index, lines, soft=False)
         return
     verification = _verification(session, call)
     for signature, failure in list(still.items()):
         if _wrong_folder(session, run, failure, index):
             del still[signature]  # run again from another folder, nothing changed: a slip, not an error
-        else:
+        elif _proves_gone(session, run, failure, index):
             resolve(key, signature, failure, verification)
     for (owner, other), failures in list(run.open.items()):
         if owner != thread or other == key:
             continue
         for signature, failure in list(failures.items()):
-            if _answers(session, run, failure, index):
+            if not failure.soft and _answers(session, run, failure, index):
                 resolve(other, signature, failure, verification)
+    if not _is_check(call):  # a check that exited 0 passed, whatever its tests logged
+        _open_lines(run, thread, key, index, reported_lines(call), soft=True)
+
+
+def _open_lines(run: _Run, thread: str, key: Key, index: int, lines: list[str], *, soft: bool) -> None:
+    """Open the run's failing lines not open already (the same message about another item is)."""
+    still = run.open.setdefault((thread, key), {})
+    fresh = [
+        line
+        for line in lines
+        if _signature(line) not in still and not any(_carries(line, open_.line) for open_ in still.values())
+    ]
+    for line in fresh:
+        run.resolved.pop((thread, key, _signature(line)), None)  # it came back: it was not fixed
+    for line in fresh[:_MAX_RECORDS_PER_RUN]:
+        still[_signature(line)] = _Open(line, index, run.calls[index], soft=soft)
+    if len(fresh) > _MAX_RECORDS_PER_RUN:
+        still[_signature(fresh[_MAX_RECORDS_PER_RUN - 1])].also = fresh[_MAX_RECORDS_PER_RUN:]
+
+
+def _proves_gone(session: Session, run: _Run, failure: _Open, index: int) -> bool:
+    """Whether the successful call at `index`, of the failure's kind, shows it got past.
+
+    Not when its output still prints the failing message (a script that only logs its errors).
+    Errors a command printed while exiting 0 are gone only when the very same command, run again
+    after a change, no longer prints them: another command of the kind may simply not reach them.
+    """
+    call = run.calls[index]
+    if _carries(call.result.text if call.result else "", failure.line):
+        return False
+    if not failure.soft or failure.failing is None:
+        return True
+    same = _bare(_command(failure.failing)) == _bare(_command(call))
+    return same and bool(_fix(session, run.calls[failure.first + 1 : index], _kind_key(call)))
+
+
+def _carries(text: str, line: str) -> bool:
+    """`text` still carries the failing line's message: its text after the last `: `, so
+    `Error processing b.json: bad escape \\U` is the same error for another file."""
+    needle = _message_tail(line)
+    return bool(needle) and needle in " ".join(_VOLATILE.sub("#", _clean(text)).lower().split())
+
+
+def _message_tail(line: str) -> str:
+    """What a failing line says, past its position and the item it names (lowercase, times and
+    ids as `#`); "" when too short to tell one error from another, or for a stall."""
+    if _STALL.match(line):
+        return ""
+    message = _VOLATILE.sub("#", _POSITION.sub("", line).rstrip("…")).strip()
+    tail = message.rsplit(": ", 1)[-1].strip()
+    needle = tail if len(tail) >= 12 else message
+    return " ".join(needle.lower().split()) if len(needle) >= 12 else ""
 
 
 def _answers(session: Session, run: _Run, failure: _Open, index: int) -> bool:
@@ -320,6 +374,49 @@ def failure_lines(call: ToolCall) -> list[str] | None:
     return [cut(first, ERROR_LIMIT)]
 
 
+def reported_lines(call: ToolCall) -> list[str]:
+    """Errors a command of the work reported in words while exiting 0 (a script that logs each
+    failure and goes on: `Error processing a.json: bad escape`); [] for a lookup, or when it only
+    printed positions or stack frames (a hook's test logs)."""
+    result = call.result
+    if call.name not in _COMMAND_TOOLS or result is None or result.is_error:
+        return []
+    verdict = _verdict(call)
+    if verdict is not None and verdict.kind.intent in (ToolIntent.READ, ToolIntent.SEARCH):
+        return []
+    text = _clean(result.text)
+    if _NOT_AN_ERROR.search(text[:500]) or _TIMED_OUT.match(text) or _HICCUP.search(text):
+        return []
+    if _RAN_TESTS.search(text):
+        return []  # tests ran and passed (a commit's hook): what they logged is theirs
+    return _told_in_words(_meaningful_lines(text))
+
+
+# A question left waiting for an answer: `? Use src/? › No / Yes`, `Continue? [y/N]`.
+_PROMPT = re.compile(r"^\s*\?\s+\S.*\?.*›|(?:\(y/n\)|\[y/n\]|\(yes/no\)|\[yes/no\])\s*:?\s*$", re.IGNORECASE)
+_STALL = re.compile(r"^`[^`]*` waited for an answer at an interactive prompt")
+
+
+def _stalled(call: ToolCall) -> str | None:
+    """The prompt a command stopped at, when its output ends on a question nobody answered (a
+    scaffolder asking for options in a shell with no input): it did not run, though it exited 0."""
+    result = call.result
+    if call.name not in _COMMAND_TOOLS or result is None or result.is_error:
+        return None
+    last = next(
+        (
+            line
+            for line in reversed(_clean(result.text).splitlines())
+            if line.strip() and not _WARNING.match(line)
+        ),
+        "",
+    )
+    if not _PROMPT.search(last) or "✔" in last:
+        return None
+    program = " ".join(_kind_key(call)[1:])
+    return cut(f"`{program}` waited for an answer at an interactive prompt: {last.strip()}", ERROR_LIMIT)
+
+
 def error_lines(text: str) -> list[str]:
     """The distinct failing lines of `text`, the most telling first (each cut to ERROR_LIMIT).
 
@@ -328,18 +425,30 @@ def error_lines(text: str) -> list[str]:
     failed tests; then lines that report an error in words (`fatal: …`, `CONFLICT …`,
     `Would reformat: …`). Warnings and "could not compile"-style summaries are never chosen.
     """
-    raw = [line.rstrip() for line in _clean(text).splitlines()]
-    raw = [line for line in raw if line.strip() and not _WARNING.match(line)]
+    raw = _meaningful_lines(text)
     diagnostics = [line.strip() for line in raw if _DIAGNOSTIC.match(line) and not _VAGUE.search(line)]
     pytest_e = [m.group(1) for line in raw if (m := _PYTEST_E.match(line))]
     exceptions = [next(g for g in m.groups() if g) for line in raw if (m := _EXCEPTION.match(line))]
     tests = [m.group(1) for line in raw if (m := _FAILED_TEST.match(line))]
-    reported = [m.group(1) for line in raw if (m := _REPORTED.match(line)) and not _VAGUE.search(line)]
     tiers = (diagnostics, pytest_e, exceptions[-1:], tests)
     ordered = next((tier for tier in tiers if tier), [])
-    if not ordered and reported:  # lines in words tell one story: `error: gpg failed…` / `fatal: …`
-        ordered = [" / ".join(dict.fromkeys(line.strip() for line in reported))]
-    return _distinct(ordered)
+    return _distinct(ordered) if ordered else _told_in_words(raw)
+
+
+def _meaningful_lines(text: str) -> list[str]:
+    raw = [line.rstrip() for line in _clean(text).splitlines()]
+    return [line for line in raw if line.strip() and not _WARNING.match(line)]
+
+
+def _told_in_words(raw: list[str]) -> list[str]:
+    """Lines that report an error in words tell one story (`error: gpg failed…` / `fatal: …`),
+    each message once (`Error processing a.json: x` not again for b.json)."""
+    told: dict[str, str] = {}
+    for line in raw:
+        m = _REPORTED.match(line)
+        if m and not _VAGUE.search(line):
+            told.setdefault(_message_tail(m.group(1)) or m.group(1).strip(), m.group(1).strip())
+    return _distinct([" / ".join(told.values())]) if told else []
 
 
 def error_line(text: str) -> str:
@@ -404,7 +513,10 @@ def _first_line(text: str) -> str:
 def _signature(line: str) -> str:
     """What makes two failing lines the same error: the same error code or linter rule, else the
     same message once file positions, times, ports and long ids are left out (a small number
-    stays: `test_broken_5` is not `test_broken_15`)."""
+    stays: `test_broken_5` is not `test_broken_15`); a program's prompts are one stall."""
+    stall = _STALL.match(line)
+    if stall:
+        return stall.group(0)
     code = _CODE.search(line) or _LINTER.search(line)
     if code:
         return code.group(0)
@@ -444,6 +556,10 @@ def _kind_key(call: ToolCall) -> Key:
         return ("file", path if isinstance(path, str) and path else call.name)
     verdict = _verdict(call)
     if verdict is None or not verdict.base:
+        # An unknown program: named past what feeds it input (`yes | npx create-app` is `npx create-app`).
+        unknown = _analyze(_command(call)).classification
+        if unknown.base_command:
+            return (call.name, unknown.base_command, *([unknown.subcommand] if unknown.subcommand else []))
         words = _command(call).split()
         return (call.name, words[0] if words else "")
     if verdict.subcommand:
