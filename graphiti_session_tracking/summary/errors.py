@@ -118,6 +118,11 @@ _HEDGED = re.compile(
     r"I guess|I believe|not sure|unclear|let me|let's|need to check)\b|\?",
     re.IGNORECASE,
 )
+# "The issue is on line 42." says where, not why.
+_ONLY_WHERE = re.compile(
+    r"\bthe (?:issue|problem|error|bug|cause|failure) (?:is|was) (?:on|in|at|with) (?:line \d+|\S+)\W*$",
+    re.IGNORECASE,
+)
 _FIX_SENTENCE = re.compile(
     r"\bthe fix\b|\bto fix (?:this|it|that|the)\b|\bfix(?:ed)? (?:this |it |that )?by\b|\bthe solution\b",
     re.IGNORECASE,
@@ -582,7 +587,12 @@ def _record(
     # What the assistant said after the failure came back, up to and including the rerun's turn.
     said = [s for call in run.calls[start : success + 1] for s in texts.get(call.id, [])]
     root_cause = next(
-        (s.text for s in said if _ROOT_CAUSE.search(s.prose) and not _HEDGED.search(s.prose)), ""
+        (
+            s.text
+            for s in said
+            if _ROOT_CAUSE.search(s.prose) and not _HEDGED.search(s.prose) and not _ONLY_WHERE.search(s.prose)
+        ),
+        "",
     )
     explanation = next(
         (

@@ -585,3 +585,23 @@ def test_a_run_that_still_prints_the_error_does_not_prove_it_gone(tmp_path: Path
     assert record.error == failing % "2025-07-22 19:28:04"
     assert record.fix == "Edited index.ts, database.ts"
     assert record.verification == "`npm start` kept running without the error until the time limit"
+
+
+def test_saying_where_the_issue_is_is_not_a_root_cause(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Run the tests.")
+    t.bash(
+        "pytest -q",
+        "Exit code 1\nE   TypeError: Class constructors cannot be invoked\n1 failed",
+        is_error=True,
+    )
+    t.edit("db.py", "a", "b", text="The issue is on line 42. The constructor is called without `new`.")
+    t.bash("pytest -q", "3 passed in 0.1s")
+    t.bash("npm test", "Exit code 1\nError: Cannot find module 'x'\n1 failed", is_error=True)
+    t.edit("package.json", "a", "b", text="The problem is that `x` was never installed.")
+    t.bash("npm test", "3 passed")
+
+    first, second = extract_errors_resolved(t.read(tmp_path))
+
+    assert first.root_cause == ""
+    assert second.root_cause == "The problem is that x was never installed."
