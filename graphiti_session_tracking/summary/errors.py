@@ -295,7 +295,7 @@ def _message_tail(line: str) -> str:
         return ""
     message = _VOLATILE.sub("#", _POSITION.sub("", line).rstrip("…")).strip()
     tail = message.rsplit(": ", 1)[-1].strip()
-    needle = tail if len(tail) >= 12 else message
+    needle = tail if len(tail) >= 12 and " " in tail else message  # not a bare name: `…: 'config.yaml'`
     return " ".join(needle.lower().split()) if len(needle) >= 12 else ""
 
 

@@ -605,3 +605,20 @@ def test_saying_where_the_issue_is_is_not_a_root_cause(tmp_path: Path) -> None:
 
     assert first.root_cause == ""
     assert second.root_cause == "The problem is that x was never installed."
+
+
+def test_a_clean_run_naming_the_same_file_still_proves_the_error_gone(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Run the app.")
+    t.bash(
+        "python app.py",
+        "Exit code 1\nFileNotFoundError: [Errno 2] No such file or directory: 'config.yaml'",
+        is_error=True,
+    )
+    t.write("config.yaml", "port: 1\n")
+    t.bash("python app.py", "Loaded 'config.yaml'\nServing on port 1")
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    assert record.error == "FileNotFoundError: [Errno 2] No such file or directory: 'config.yaml'"
+    assert record.fix == "Created config.yaml"
