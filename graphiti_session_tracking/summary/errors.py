@@ -5,12 +5,16 @@ install. The agent's own hiccups are not: a tool the harness refused (an Edit wh
 found, a file not read yet), a call the user rejected, a `cd` into a missing folder, a `grep`
 that found nothing, a warning. Each distinct failing line of the output (a compiler diagnostic,
 an exception, a failed test) is its own record, so one code can be found by searching for it.
+A command can fail while exiting 0: a script that reports errors in words and goes on (gone only
+when the same command, rerun after a change, no longer prints them), or one left waiting at an
+interactive prompt (gone when the program runs to its end).
 
 A failing line counts as resolved when a later call *of the same kind* succeeds (same program and
 subcommand, `pytest tests/x.py` then `pytest -q`), or when the very same command is run again
-after a change and no longer reports it. What was changed in between is the fix, the call that
-proved it the verification. The root cause is the assistant's own explicit explanation ("the
-import fails because…"), never a hedged guess: an empty root cause beats a wrong one. Errors the
+after a change and no longer reports it; a run that still prints the message proves nothing.
+What was changed in between is the fix, the call that proved it the verification. The root cause
+is the assistant's own explicit explanation ("the import fails because…"), never a hedged guess
+nor a mere place ("the issue is on line 42"): an empty root cause beats a wrong one. Errors the
 user pasted into a request (compiler diagnostics, exceptions) count when the session then
 changed files and a check (test, build, lint) passed. Sub-agents' calls are read like the main
 thread's: a failure is matched with later calls of its own thread, while an edit a sub-agent made
