@@ -5,12 +5,16 @@ install. The agent's own hiccups are not: a tool the harness refused (an Edit wh
 found, a file not read yet), a call the user rejected, a `cd` into a missing folder, a `grep`
 that found nothing, a warning. Each distinct failing line of the output (a compiler diagnostic,
 an exception, a failed test) is its own record, so one code can be found by searching for it.
+A command can fail while exiting 0: a script that reports errors in words and goes on (gone only
+when the same command, rerun after a change, no longer prints them), or one left waiting at an
+interactive prompt (gone when the program runs to its end).
 
 A failing line counts as resolved when a later call *of the same kind* succeeds (same program and
 subcommand, `pytest tests/x.py` then `pytest -q`), or when the very same command is run again
-after a change and no longer reports it. What was changed in between is the fix, the call that
-proved it the verification. The root cause is the assistant's own explicit explanation ("the
-import fails because…"), never a hedged guess: an empty root cause beats a wrong one. Errors the
+after a change and no longer reports it; a run that still prints the message proves nothing.
+What was changed in between is the fix, the call that proved it the verification. The root cause
+is the assistant's own explicit explanation ("the import fails because…"), never a hedged guess
+nor a mere place ("the issue is on line 42"): an empty root cause beats a wrong one. Errors the
 user pasted into a request (compiler diagnostics, exceptions) count when the session then
 changed files and a check (test, build, lint) passed. Sub-agents' calls are read like the main
 thread's: a failure is matched with later calls of its own thread, while an edit a sub-agent made
@@ -20,7 +24,6 @@ in between counts as part of the fix.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import lru_cache
@@ -42,6 +45,7 @@ _ALSO_LIMIT = 300
 
 _ANALYZER = BashAnalyzer()
 _judge_line = lru_cache(maxsize=4096)(_ANALYZER.judge_line)  # each command is judged several times
+_analyze = lru_cache(maxsize=4096)(_ANALYZER.analyze)
 _COMMAND_TOOLS = frozenset({"Bash", "PowerShell"})
 
 # Results that are "errors" only in form: the harness refusing a call, or the user saying no.
@@ -97,9 +101,7 @@ _HICCUP = re.compile(
 _FAILED_OUTPUT = re.compile(
     r"^Traceback \(most recent call last\):|^FAILED\b|^ERROR collecting|^--- FAIL|^FAIL\s|"
     r"test result: FAILED|^error\[E\d+\]: |\berror TS\d+:|(?<![A-Za-z]\s)\b[1-9]\d* failed\b|^\s*[1-9]\d* fail$|"
-    r"\b[1-9]\d* errors? (?:in|during)\b|^npm ERR!|^\[ERROR\] |^Would reformat|"
-    # A script that went on after failing on several items: "Error processing a.jsonl: …" twice or more.
-    r"^Error \w+ing\b[^\n]*:\s\S[^\n]*\n(?:[^\n]*\n)*?Error \w+ing\b[^\n]*:\s\S",
+    r"\b[1-9]\d* errors? (?:in|during)\b|^npm ERR!|^\[ERROR\] |^Would reformat",
     re.MULTILINE,
 )
 _RAN_TESTS = re.compile(r"\b\d+ (?:passed|failed)\b|^(?:ok|FAIL|---)\s", re.MULTILINE)
@@ -118,6 +120,11 @@ _ROOT_CAUSE = re.compile(
 _HEDGED = re.compile(
     r"\b(?:might|may|maybe|probably|likely|perhaps|possibly|seems?|appears?|could|I think|I suspect|"
     r"I guess|I believe|not sure|unclear|let me|let's|need to check)\b|\?",
+    re.IGNORECASE,
+)
+# "The issue is on line 42." says where, not why.
+_ONLY_WHERE = re.compile(
+    r"\bthe (?:issue|problem|error|bug|cause|failure) (?:is|was) (?:on|in|at|with) (?:line \d+|\S+)\W*$",
     re.IGNORECASE,
 )
 _FIX_SENTENCE = re.compile(
@@ -153,6 +160,9 @@ class _Open:
     first: int  # index in the session's calls (for a pasted error: the calls made before it)
     failing: ToolCall | None
     also: list[str] = field(default_factory=list)  # further distinct lines of the run, not recorded alone
+    soft: bool = (
+        False  # the command exited 0 but printed errors: only the same command rerun proves them gone
+    )
 
 
 @dataclass
@@ -179,19 +189,14 @@ def extract_errors_resolved(session: Session) -> list[ErrorResolution]:
         for call in message.tool_calls:
             run.calls.append(call)
             _step(session, run, thread, len(run.calls) - 1, texts)
-    # The same error hit twice in a session is one record: where it was first hit, and the fix
-    # and check that got past it last (an earlier "fix" it came back after did not).
-    by_signature: dict[str, ErrorResolution] = {}
+    records: list[ErrorResolution] = []
+    seen: set[str] = set()
     for _, record in sorted(run.resolved.values(), key=lambda item: item[0]):
         signature = _signature(record.error)
-        first = by_signature.get(signature)
-        if first is None:
-            by_signature[signature] = record
-        else:
-            by_signature[signature] = first.model_copy(
-                update={"fix": record.fix, "verification": record.verification}
-            )
-    return list(by_signature.values())
+        if signature not in seen:  # the same error hit twice in a session is one record
+            seen.add(signature)
+            records.append(record)
+    return records
 
 
 def _step(session: Session, run: _Run, thread: str, index: int, texts: dict[str, list[Sentence]]) -> None:
@@ -201,6 +206,9 @@ def _step(session: Session, run: _Run, thread: str, index: int, texts: dict[str,
     if lines is None:
         return
     key = _kind_key(call)
+    stalled = None if lines else _stalled(call)
+    if stalled is not None:
+        lines = [stalled]
 
     def resolve(slot: Key, signature: str, failure: _Open, verification: str) -> None:
         record = _record(session, run, failure, index, texts, verification)
@@ -218,6 +226,7 @@ def _step(session: Session, run: _Run, thread: str, index: int, texts: dict[str,
                 signature not in signatures
                 and failing is not None
                 and _got_further(failing, call)
+                and not _carries(call.result.text if call.result else "", failure.line)
                 and _fix(session, run.calls[failure.first + 1 : index], key)
             ):
                 resolve(
@@ -226,26 +235,72 @@ def _step(session: Session, run: _Run, thread: str, index: int, texts: dict[str,
                     failure,
                     f"rerun of `{cut(_bare(_command(call)), 80)}` no longer reports it",
                 )
-        fresh = [line for line in lines if _signature(line) not in still]
-        for line in fresh:
-            run.resolved.pop((thread, key, _signature(line)), None)  # it came back: it was not fixed
-        for line in fresh[:_MAX_RECORDS_PER_RUN]:
-            still[_signature(line)] = _Open(line, index, call)
-        if len(fresh) > _MAX_RECORDS_PER_RUN:
-            still[_signature(fresh[_MAX_RECORDS_PER_RUN - 1])].also = fresh[_MAX_RECORDS_PER_RUN:]
+        _open_lines(run, thread, key, index, lines, soft=False)
         return
     verification = _verification(session, call)
     for signature, failure in list(still.items()):
         if _wrong_folder(session, run, failure, index):
             del still[signature]  # run again from another folder, nothing changed: a slip, not an error
-        else:
+        elif _proves_gone(session, run, failure, index):
             resolve(key, signature, failure, verification)
     for (owner, other), failures in list(run.open.items()):
         if owner != thread or other == key:
             continue
         for signature, failure in list(failures.items()):
-            if _answers(session, run, failure, index):
+            if not failure.soft and _answers(session, run, failure, index):
                 resolve(other, signature, failure, verification)
+    if not _is_check(call):  # a check that exited 0 passed, whatever its tests logged
+        _open_lines(run, thread, key, index, reported_lines(call), soft=True)
+
+
+def _open_lines(run: _Run, thread: str, key: Key, index: int, lines: list[str], *, soft: bool) -> None:
+    """Open the run's failing lines not open already (the same message about another item is)."""
+    still = run.open.setdefault((thread, key), {})
+    fresh = [
+        line
+        for line in lines
+        if _signature(line) not in still and not any(_carries(line, open_.line) for open_ in still.values())
+    ]
+    for line in fresh:
+        run.resolved.pop((thread, key, _signature(line)), None)  # it came back: it was not fixed
+    for line in fresh[:_MAX_RECORDS_PER_RUN]:
+        still[_signature(line)] = _Open(line, index, run.calls[index], soft=soft)
+    if len(fresh) > _MAX_RECORDS_PER_RUN:
+        still[_signature(fresh[_MAX_RECORDS_PER_RUN - 1])].also = fresh[_MAX_RECORDS_PER_RUN:]
+
+
+def _proves_gone(session: Session, run: _Run, failure: _Open, index: int) -> bool:
+    """Whether the successful call at `index`, of the failure's kind, shows it got past.
+
+    Not when its output still prints the failing message (a script that only logs its errors).
+    Errors a command printed while exiting 0 are gone only when the very same command, run again
+    after a change, no longer prints them: another command of the kind may simply not reach them.
+    """
+    call = run.calls[index]
+    if _carries(call.result.text if call.result else "", failure.line):
+        return False
+    if not failure.soft or failure.failing is None:
+        return True
+    same = _bare(_command(failure.failing)) == _bare(_command(call))
+    return same and bool(_fix(session, run.calls[failure.first + 1 : index], _kind_key(call)))
+
+
+def _carries(text: str, line: str) -> bool:
+    """`text` still carries the failing line's message: its text after the last `: `, so
+    `Error processing b.json: bad escape \\U` is the same error for another file."""
+    needle = _message_tail(line)
+    return bool(needle) and needle in " ".join(_VOLATILE.sub("#", _clean(text)).lower().split())
+
+
+def _message_tail(line: str) -> str:
+    """What a failing line says, past its position and the item it names (lowercase, times and
+    ids as `#`); "" when too short to tell one error from another, or for a stall."""
+    if _STALL.match(line):
+        return ""
+    message = _VOLATILE.sub("#", _POSITION.sub("", line).rstrip("…")).strip()
+    tail = message.rsplit(": ", 1)[-1].strip()
+    needle = tail if len(tail) >= 12 and " " in tail else message  # not a bare name: `…: 'config.yaml'`
+    return " ".join(needle.lower().split()) if len(needle) >= 12 else ""
 
 
 def _answers(session: Session, run: _Run, failure: _Open, index: int) -> bool:
@@ -328,6 +383,49 @@ def failure_lines(call: ToolCall) -> list[str] | None:
     return [cut(first, ERROR_LIMIT)]
 
 
+def reported_lines(call: ToolCall) -> list[str]:
+    """Errors a command of the work reported in words while exiting 0 (a script that logs each
+    failure and goes on: `Error processing a.json: bad escape`); [] for a lookup, or when it only
+    printed positions or stack frames (a hook's test logs)."""
+    result = call.result
+    if call.name not in _COMMAND_TOOLS or result is None or result.is_error:
+        return []
+    verdict = _verdict(call)
+    if verdict is not None and verdict.kind.intent in (ToolIntent.READ, ToolIntent.SEARCH):
+        return []
+    text = _clean(result.text)
+    if _NOT_AN_ERROR.search(text[:500]) or _TIMED_OUT.match(text) or _HICCUP.search(text):
+        return []
+    if _RAN_TESTS.search(text):
+        return []  # tests ran and passed (a commit's hook): what they logged is theirs
+    return _told_in_words(_meaningful_lines(text))
+
+
+# A question left waiting for an answer: `? Use src/? › No / Yes`, `Continue? [y/N]`.
+_PROMPT = re.compile(r"^\s*\?\s+\S.*\?.*›|(?:\(y/n\)|\[y/n\]|\(yes/no\)|\[yes/no\])\s*:?\s*$", re.IGNORECASE)
+_STALL = re.compile(r"^`[^`]*` waited for an answer at an interactive prompt")
+
+
+def _stalled(call: ToolCall) -> str | None:
+    """The prompt a command stopped at, when its output ends on a question nobody answered (a
+    scaffolder asking for options in a shell with no input): it did not run, though it exited 0."""
+    result = call.result
+    if call.name not in _COMMAND_TOOLS or result is None or result.is_error:
+        return None
+    last = next(
+        (
+            line
+            for line in reversed(_clean(result.text).splitlines())
+            if line.strip() and not _WARNING.match(line)
+        ),
+        "",
+    )
+    if not _PROMPT.search(last) or "✔" in last:
+        return None
+    program = " ".join(_kind_key(call)[1:])
+    return cut(f"`{program}` waited for an answer at an interactive prompt: {last.strip()}", ERROR_LIMIT)
+
+
 def error_lines(text: str) -> list[str]:
     """The distinct failing lines of `text`, the most telling first (each cut to ERROR_LIMIT).
 
@@ -336,45 +434,30 @@ def error_lines(text: str) -> list[str]:
     failed tests; then lines that report an error in words (`fatal: …`, `CONFLICT …`,
     `Would reformat: …`). Warnings and "could not compile"-style summaries are never chosen.
     """
-    raw = [line.rstrip() for line in _clean(text).splitlines()]
-    raw = [line for line in raw if line.strip() and not _WARNING.match(line)]
+    raw = _meaningful_lines(text)
     diagnostics = [line.strip() for line in raw if _DIAGNOSTIC.match(line) and not _VAGUE.search(line)]
     pytest_e = [m.group(1) for line in raw if (m := _PYTEST_E.match(line))]
     exceptions = [next(g for g in m.groups() if g) for line in raw if (m := _EXCEPTION.match(line))]
     tests = [m.group(1) for line in raw if (m := _FAILED_TEST.match(line))]
-    reported = [m.group(1) for line in raw if (m := _REPORTED.match(line)) and not _VAGUE.search(line)]
     tiers = (diagnostics, pytest_e, exceptions[-1:], tests)
     ordered = next((tier for tier in tiers if tier), [])
-    if not ordered and reported:  # lines in words tell one story: `error: gpg failed…` / `fatal: …`
-        ordered = [" / ".join(dict.fromkeys(_per_item(line.strip() for line in reported)))]
-    return _distinct(ordered)
+    return _distinct(ordered) if ordered else _told_in_words(raw)
 
 
-_PER_ITEM = re.compile(r"^Error (\w+ing)\s+(.+?):\s+(\S.*)$")
+def _meaningful_lines(text: str) -> list[str]:
+    raw = [line.rstrip() for line in _clean(text).splitlines()]
+    return [line for line in raw if line.strip() and not _WARNING.match(line)]
 
 
-def _per_item(lines: Iterable[str]) -> list[str]:
-    """ "Error processing a.jsonl: bad escape" for many items is one line, "Error processing 63 items:
-    bad escape", so the error reads (and is recognized again) the same whichever items failed."""
-    out: list[str | tuple[str, str]] = []
-    counts: dict[tuple[str, str], int] = {}
-    for line in lines:
-        item = _PER_ITEM.match(line)
-        if item is None:
-            out.append(line)
-            continue
-        key = (item.group(1), item.group(3))
-        if key not in counts:
-            out.append(key)
-        counts[key] = counts.get(key, 0) + 1
-    return [
-        entry if isinstance(entry, str) else f"{entry[1]} (error {entry[0]} {_items(counts[entry])})"
-        for entry in out
-    ]
-
-
-def _items(count: int) -> str:
-    return "one item" if count == 1 else "several items"
+def _told_in_words(raw: list[str]) -> list[str]:
+    """Lines that report an error in words tell one story (`error: gpg failed…` / `fatal: …`),
+    each message once (`Error processing a.json: x` not again for b.json)."""
+    told: dict[str, str] = {}
+    for line in raw:
+        m = _REPORTED.match(line)
+        if m and not _VAGUE.search(line):
+            told.setdefault(_message_tail(m.group(1)) or m.group(1).strip(), m.group(1).strip())
+    return _distinct([" / ".join(told.values())]) if told else []
 
 
 def error_line(text: str) -> str:
@@ -439,7 +522,10 @@ def _first_line(text: str) -> str:
 def _signature(line: str) -> str:
     """What makes two failing lines the same error: the same error code or linter rule, else the
     same message once file positions, times, ports and long ids are left out (a small number
-    stays: `test_broken_5` is not `test_broken_15`)."""
+    stays: `test_broken_5` is not `test_broken_15`); a program's prompts are one stall."""
+    stall = _STALL.match(line)
+    if stall:
+        return stall.group(0)
     code = _CODE.search(line) or _LINTER.search(line)
     if code:
         return code.group(0)
@@ -479,6 +565,10 @@ def _kind_key(call: ToolCall) -> Key:
         return ("file", path if isinstance(path, str) and path else call.name)
     verdict = _verdict(call)
     if verdict is None or not verdict.base:
+        # An unknown program: named past what feeds it input (`yes | npx create-app` is `npx create-app`).
+        unknown = _analyze(_command(call)).classification
+        if unknown.base_command:
+            return (call.name, unknown.base_command, *([unknown.subcommand] if unknown.subcommand else []))
         words = _command(call).split()
         return (call.name, words[0] if words else "")
     if verdict.subcommand:
@@ -501,7 +591,12 @@ def _record(
     # What the assistant said after the failure came back, up to and including the rerun's turn.
     said = [s for call in run.calls[start : success + 1] for s in texts.get(call.id, [])]
     root_cause = next(
-        (s.text for s in said if _ROOT_CAUSE.search(s.prose) and not _HEDGED.search(s.prose)), ""
+        (
+            s.text
+            for s in said
+            if _ROOT_CAUSE.search(s.prose) and not _HEDGED.search(s.prose) and not _ONLY_WHERE.search(s.prose)
+        ),
+        "",
     )
     explanation = next(
         (

@@ -493,6 +493,137 @@ def test_a_type_checker_message_pasted_without_its_position(tmp_path: Path) -> N
     assert record.verification == "`go build ./...` passed"
 
 
+SYNC_WITH_ERRORS = """Found 3 logs
+Error processing a1.jsonl: bad escape \\U at position 2
+Error processing b2.jsonl: bad escape \\U at position 2
+Synced 1 file"""
+
+
+def test_errors_a_script_printed_while_exiting_0_count_once_the_same_command_runs_clean(
+    tmp_path: Path,
+) -> None:
+    t = TranscriptBuilder()
+    t.user("Sync the logs.")
+    t.bash("python scripts/sync.py", SYNC_WITH_ERRORS)
+    t.edit("scripts/sync.py", r'"C:\Users"', r'r"C:\Users"')
+    # Another command of the kind, still printing the message (for another file): not past it.
+    t.bash("python scripts/sync.py 2>&1 | tail -5", "Warning: c3.jsonl line 4: bad escape \\U at position 2")
+    t.bash("python scripts/sync.py", "Error processing c3.jsonl: bad escape \\U at position 2")
+    t.edit("scripts/sync.py", "PATTERNS = [a, b]", "PATTERNS = [a]")
+    t.bash("python scripts/sync.py", "Found 3 logs\nSynced 3 files")
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    assert record.error == "Error processing a1.jsonl: bad escape \\U at position 2"
+    assert record.fix == "Edited scripts/sync.py"
+    assert record.verification == "`python scripts/sync.py` succeeded"
+
+
+def test_errors_printed_while_exiting_0_need_the_same_command_and_a_change(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Try the CLI's error messages.")
+    t.bash("./cli bad-input; echo $?", "Error: invalid input: bad-input\n0")
+    t.bash("./cli good-input; echo $?", "ok\n0")  # another command: not a rerun of the failing one
+    t.bash("python scripts/sync.py", "Error processing a.json: bad escape \\U at position 2")
+    t.bash("python scripts/sync.py", "Synced 3 files")  # nothing changed in between: not a fix
+    t.bash("go test ./...", "Error: connection refused (expected in test)\nok  \tpkg\t0.1s\n3 passed")
+
+    assert extract_errors_resolved(t.read(tmp_path)) == []
+
+
+NEXT_PROMPT = (
+    "\x1b[?25l\x1b[36m?\x1b[39m Would you like your code inside a `src/` directory? \x1b[90m›\x1b[39m No / Yes\n"
+    'npm warn Unknown env config "store-dir".'
+)
+NEXT_PROMPT_2 = "? Would you like to customize the import alias? › No / Yes"
+
+
+def test_a_command_left_waiting_at_an_interactive_prompt_did_not_run(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Create the app.")
+    t.bash("npx create-next-app@latest todo --typescript", NEXT_PROMPT)
+    t.bash('echo "" | npx create-next-app@latest todo --src-dir', NEXT_PROMPT_2)  # the same stall
+    t.bash("echo done", "done")  # not the scaffolder: proves nothing about it
+    t.bash(
+        'yes "" | npx create-next-app@latest todo --src-dir --no-turbopack',
+        "✔ Would you like to customize the import alias? … No / Yes\nSuccess! Created todo at /p/todo",
+    )
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    assert record.error == (
+        "`npx create-next-app@latest` waited for an answer at an interactive prompt: "
+        "? Would you like your code inside a `src/` directory? › No / Yes"
+    )
+    assert record.fix.startswith('Ran `yes "" | npx create-next-app@latest todo --src-dir --no-turbopack`')
+    assert (
+        record.verification == '`yes "" | npx create-next-app@latest todo --src-dir --no-turbopack` succeeded'
+    )
+
+
+def test_a_prompt_that_was_answered_is_not_a_stall(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Create the app.")
+    t.bash("npx create-vite@latest app", "✔ Project name? … app\nDone. Now run: npm install")
+    t.bash("npx create-vite@latest app2", "Scaffolding project in /p/app2...\nDone.")
+
+    assert extract_errors_resolved(t.read(tmp_path)) == []
+
+
+def test_a_run_that_still_prints_the_error_does_not_prove_it_gone(tmp_path: Path) -> None:
+    failing = 'error: Failed to start service: Class constructors cannot be invoked without \'new\' {"timestamp":"%s"}'
+    t = TranscriptBuilder()
+    t.user("Start the service.")
+    t.bash("npm start", "Exit code 1\n" + failing % "2025-07-22 19:28:04", is_error=True)
+    t.edit("index.ts", "a", "b")
+    t.bash("npm start 2>&1 | head -50", failing % "2025-07-22 19:29:13")  # a pipe hid the exit code
+    t.edit("database.ts", "new sqlite3.verbose().Database(p)", "new (sqlite3.verbose().Database)(p)")
+    t.bash("npm start", "Command timed out after 2m 0.0s\ninfo: Service started")
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    assert record.error == failing % "2025-07-22 19:28:04"
+    assert record.fix == "Edited index.ts, database.ts"
+    assert record.verification == "`npm start` kept running without the error until the time limit"
+
+
+def test_saying_where_the_issue_is_is_not_a_root_cause(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Run the tests.")
+    t.bash(
+        "pytest -q",
+        "Exit code 1\nE   TypeError: Class constructors cannot be invoked\n1 failed",
+        is_error=True,
+    )
+    t.edit("db.py", "a", "b", text="The issue is on line 42. The constructor is called without `new`.")
+    t.bash("pytest -q", "3 passed in 0.1s")
+    t.bash("npm test", "Exit code 1\nError: Cannot find module 'x'\n1 failed", is_error=True)
+    t.edit("package.json", "a", "b", text="The problem is that `x` was never installed.")
+    t.bash("npm test", "3 passed")
+
+    first, second = extract_errors_resolved(t.read(tmp_path))
+
+    assert first.root_cause == ""
+    assert second.root_cause == "The problem is that x was never installed."
+
+
+def test_a_clean_run_naming_the_same_file_still_proves_the_error_gone(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Run the app.")
+    t.bash(
+        "python app.py",
+        "Exit code 1\nFileNotFoundError: [Errno 2] No such file or directory: 'config.yaml'",
+        is_error=True,
+    )
+    t.write("config.yaml", "port: 1\n")
+    t.bash("python app.py", "Loaded 'config.yaml'\nServing on port 1")
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    assert record.error == "FileNotFoundError: [Errno 2] No such file or directory: 'config.yaml'"
+    assert record.fix == "Created config.yaml"
+
+
 def test_a_script_that_fails_item_after_item_fails_though_it_exits_0(tmp_path: Path) -> None:
     failing = "Found 3 logs\n" + "".join(
         f"Error processing {name}.jsonl: bad escape \\U at position 2\n" for name in ("a1", "b2", "c3")
@@ -507,7 +638,7 @@ def test_a_script_that_fails_item_after_item_fails_though_it_exits_0(tmp_path: P
     t.edit("scripts/sync.py", "re.sub(p, r, text)", "re.sub(p, lambda _: r, text)")
     t.bash("python scripts/sync.py", "Found 3 logs\nSynced 3 logs")
     (record,) = extract_errors_resolved(t.read(tmp_path))
-    assert record.error == "bad escape \\U at position 2 (error processing several items)"
+    assert record.error == "Error processing a1.jsonl: bad escape \\U at position 2"  # once, not per item
     assert (
         record.fix == "Edited scripts/sync.py" and record.verification == "`python scripts/sync.py` succeeded"
     )
