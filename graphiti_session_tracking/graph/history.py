@@ -266,12 +266,24 @@ def _seen_before_targets(ordered: list[Occurrence], index: int) -> list[Occurren
 
 
 def contradicts(later: Occurrence, earlier: Occurrence) -> bool:
-    """Each turns down what the other chose, about the same files when both name files."""
+    """Each turns down what the other chose, about the same files when both name files. What a
+    decision chose is its text without what it turned down: "X instead of Y" said twice names Y in
+    both texts, and is the same choice, not a reversal."""
     if later.files and earlier.files and not later.files & earlier.files:
         return False
-    return any(_mentions(earlier.text, a) for a in later.alternatives) and any(
-        _mentions(later.text, a) for a in earlier.alternatives
+    return any(_mentions(_chosen(earlier), a) for a in later.alternatives) and any(
+        _mentions(_chosen(later), a) for a in earlier.alternatives
     )
+
+
+def _chosen(decision: Occurrence) -> str:
+    """The decision's text with each of its own alternatives taken out."""
+    text = " ".join(_words(decision.text))
+    for alternative in decision.alternatives:
+        phrase = " ".join(_words(alternative))
+        if phrase:
+            text = f" {text} ".replace(f" {phrase} ", " ").strip()
+    return text
 
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.+#-]*")

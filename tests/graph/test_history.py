@@ -219,3 +219,38 @@ async def test_a_decision_that_reverses_an_earlier_one_supersedes_it(backend: Ba
         "AND a.group_id = $group_id RETURN r.uuid AS uuid",
         {"group_id": group},
     )
+
+
+def test_the_same_choice_made_again_supersedes_nothing() -> None:
+    """ "X instead of Y" said again names Y in both texts: the same choice, not a reversal."""
+    from graphiti_session_tracking.graph.history import Occurrence, contradicts
+
+    at = datetime(2026, 3, 1, tzinfo=UTC)
+    first = Occurrence(
+        at,
+        "u1",
+        "s1",
+        "Used Result<T, E> instead of raising exceptions",
+        alternatives=("raising exceptions",),
+    )
+    again = Occurrence(
+        at,
+        "u2",
+        "s2",
+        "Used Result<T, E> instead of raising exceptions",
+        alternatives=("raising exceptions",),
+    )
+    back = Occurrence(
+        at, "u3", "s3", "Raise exceptions instead of returning Result<T, E>", alternatives=("Result<T, E>",)
+    )
+    assert not contradicts(again, first)
+    reversal = Occurrence(
+        at,
+        "u4",
+        "s4",
+        "Go back to raising exceptions instead of Result<T, E>",
+        alternatives=("Result<T, E>",),
+    )
+    assert contradicts(reversal, first) and not contradicts(
+        back, first
+    )  # "raise" is not "raising exceptions"
