@@ -66,7 +66,10 @@ def collapse_tool_call(call: ToolCall, cwd: str | None) -> str:
     elif name == "Bash":
         text = f"Ran `{_short(str(args.get('command', '')), 160)}`"
         if call.result is not None and not call.result.is_error and call.result.text.strip():
-            last = [ln for ln in call.result.text.splitlines() if ln.strip()][-1:]
+            # git prints its `hint:` lines after the output that says what happened
+            last = [ln for ln in call.result.text.splitlines() if ln.strip() and not ln.startswith("hint:")][
+                -1:
+            ]
             text += f" → {_short(last[0], 120)}" if last else ""
     elif name in ("Grep", "Glob"):
         text = f"Searched for {_short(str(args.get('pattern', '')), 60)!r}"
