@@ -367,6 +367,9 @@ def test_query_pack_and_search_from_the_command_line(graph_config: GraphConfig) 
     wide = {**os.environ, "COLUMNS": "200"}  # rich wraps cells to the terminal width
     table = cli("query", "config-changes", "--file", "Cargo.toml", *args, env=wide)
     assert table.returncode == 0 and "lints.rust.missing_docs" in table.stdout and "c7d3d95c" in table.stdout
+    # the score column only when --activity computes it
+    assert "activity_score" not in cli("query", "sessions", *args, env=wide).stdout
+    assert "activity_score" in cli("query", "sessions", "--activity", "testing", *args, env=wide).stdout
 
     hits = json.loads(cli("search", "Cargo.toml", "--type", "file", "--json", *args).stdout)
     assert {(h["kind"], h["type"], h["text"]) for h in hits} >= {("node", "File", "Cargo.toml")}

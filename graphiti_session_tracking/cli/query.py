@@ -155,6 +155,7 @@ _TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
     "search": ("kind", "type", "text", "score", "group_id"),
 }
 _TIME_COLUMNS = frozenset({"valid_at", "until", "started_at", "last_modified_at"})
+_ONLY_WHEN_SET = frozenset({"activity_score"})  # a score only `--activity` computes
 
 
 def _cell(column: str, value: Any) -> str:
@@ -183,8 +184,12 @@ def print_table(
     if not rows:
         console.print(f"no {title} found")
         return
-    columns = [c for c in _TABLE_COLUMNS.get(kind or title, tuple(rows[0])) if c in rows[0]]
     shown = rows[: limit or TABLE_ROWS]
+    columns = [
+        c
+        for c in _TABLE_COLUMNS.get(kind or title, tuple(rows[0]))
+        if c in rows[0] and (c not in _ONLY_WHEN_SET or any(row.get(c) is not None for row in shown))
+    ]
     more = len(shown) < len(rows)
     table = Table(title=f"{title} ({len(shown)}{'; more exist' if more else ''})")
     for column in columns:
