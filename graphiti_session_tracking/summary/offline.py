@@ -6,7 +6,7 @@ import itertools
 import re
 from datetime import timedelta
 
-from graphiti_session_tracking.transcripts import Session
+from graphiti_session_tracking.transcripts import Message, Session
 
 from .config_changes import extract_config_changes
 from .decisions import extract_decisions
@@ -93,19 +93,27 @@ def objective(session: Session) -> str:
     (shell mode, hooks, reminders, a compaction recap) and a bare "continue"; else the first
     slash command that asks for work, with its arguments; else Claude Code's own title for the
     conversation (its `summary` record); else empty, which beats a made-up objective."""
-    for message in session.messages:
-        if message.is_human and not message.is_sidechain:
+    thread = _main_thread(session)
+    for message in thread:
+        if message.is_human:
             # The start is enough for a 500-character objective; a pasted 50 MB log is not read.
             text = " ".join(_REMINDER.sub(" ", message.text[:20_000]).split())
             if text and not _WRAPPER.match(text) and not _GO_AHEAD.match(text):
                 return _cut(text)
-    for message in session.messages:
-        if message.role == "user" and not message.is_sidechain:
+    for message in thread:
+        if message.role == "user":
             found = _SLASH.search(message.text)
             if found and found.group(1) not in _HARNESS_COMMANDS:
                 command = found.group(1) if found.group(1).startswith("/") else "/" + found.group(1)
                 return _cut(" ".join(f"{command} {found.group(2) or ''}".split()))
     return _cut(" ".join(session.summaries[0].split())) if session.summaries else ""
+
+
+def _main_thread(session: Session) -> list[Message]:
+    """The messages of the conversation itself; for a sub-agent transcript read on its own (an
+    older `agent-*.jsonl` whose parent is gone), all of them: the task it was given is its request."""
+    main = [m for m in session.messages if not m.is_sidechain]
+    return main or list(session.messages)
 
 
 def _cut(text: str) -> str:
@@ -126,10 +134,11 @@ def active_minutes(session: Session) -> int | None:
 
 def outcome(session: Session) -> Outcome:
     """How the session ended: the last word is the assistant's and its last tool call worked."""
-    main = [m for m in session.messages if not m.is_sidechain and not m.is_meta]
+    main = [m for m in _main_thread(session) if not m.is_meta]
     if not main:
         return "abandoned"
-    last_calls = [c for c in session.tool_calls if not c.is_sidechain]
+    alone = all(m.is_sidechain for m in session.messages)  # a sub-agent transcript on its own
+    last_calls = [c for c in session.tool_calls if alone or not c.is_sidechain]
     if last_calls and last_calls[-1].result is None:
         return "in_progress"
     if main[-1].role == "assistant":

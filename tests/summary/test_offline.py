@@ -134,6 +134,18 @@ def test_objective_falls_back_to_claude_codes_title(tmp_path: Path) -> None:
     assert extract_summary(builder.read(tmp_path)).objective == "Fix flaky payment webhook test"
 
 
+def test_a_sub_agent_transcript_on_its_own_has_its_task_as_objective(tmp_path: Path) -> None:
+    """An older `agent-*.jsonl` read without its parent: every line is a sidechain."""
+    builder = TranscriptBuilder()
+    builder.user("Write a poem about Thai green curry")
+    builder.bash("ls", "poem.md")
+    builder.say("Here is the poem.")
+    for record in builder.records:
+        record["isSidechain"] = True
+    summary = extract_summary(builder.read(tmp_path, "agent-a9cad17.jsonl"))
+    assert (summary.objective, summary.outcome) == ("Write a poem about Thai green curry", "completed")
+
+
 def test_duration_is_active_time_without_long_pauses(tmp_path: Path) -> None:
     builder = TranscriptBuilder()
     builder.user("Start the migration")
