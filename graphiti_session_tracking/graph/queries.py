@@ -15,6 +15,7 @@ from importlib import resources
 from typing import Any
 
 from graphiti_session_tracking.activity import ACTIVITY_DIMENSIONS, DOMINANT_THRESHOLD
+from graphiti_session_tracking.redact import Gate
 
 from .backends import Backend
 from .dialect import Dialect
@@ -177,7 +178,9 @@ async def run_query(
         rows.extend(_row(r) for r in records)
     for key, descending in reversed(_ORDER.get(name, [])):  # stable sorts, least significant first
         rows.sort(key=lambda row: _sort_key(row.get(key), descending), reverse=descending)
-    return rows if limit is None else rows[:limit]
+    # Every row leaves through the gate: a graph written by an older version (fewer rules) may
+    # hold what today's rules redact, and any text may carry terminal escapes.
+    return Gate().data(rows if limit is None else rows[:limit])  # type: ignore[no-any-return]
 
 
 _SECTION = re.compile(r"^// (with|without) \$(\w+):\n.*?^// end \1 \$\2\n", re.MULTILINE | re.DOTALL)

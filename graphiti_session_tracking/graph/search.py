@@ -8,7 +8,7 @@ search per group's graph, merged by score.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, NoReturn
 
 from graphiti_core.cross_encoder.client import CrossEncoderClient
@@ -35,6 +35,8 @@ from graphiti_core.search.search_config import (
 from graphiti_core.search.search_filters import SearchFilters
 from graphiti_core.tracer import NoOpTracer
 from pydantic import BaseModel
+
+from graphiti_session_tracking.redact import Gate
 
 from .backends import Backend
 from .schema import DEFAULT_SEARCH_LIMIT, SEARCH_TYPES
@@ -161,7 +163,8 @@ async def search_sessions(
             hits.extend(_hits(results))
     # Best score first; ties in a stable, readable order.
     hits.sort(key=lambda h: (-(h.score or 0.0), h.kind, h.type, h.text, h.uuid))
-    return hits[:limit]
+    gate = Gate()  # a graph written by an older version may hold what today's rules redact
+    return [replace(hit, text=gate.text(hit.text)) for hit in hits[:limit]]
 
 
 def _plans(kind: str | None, limit: int, hybrid: bool) -> list[tuple[SearchConfig, SearchFilters]]:

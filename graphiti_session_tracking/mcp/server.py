@@ -10,9 +10,11 @@ it, an `ingest` or `watch` of the same file waits for it.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import time
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,6 +29,7 @@ from graphiti_session_tracking.group_id import GroupId, InvalidGroupIdError
 from graphiti_session_tracking.pipeline.compose import Pipeline
 from graphiti_session_tracking.pipeline.ledger import classify_source
 from graphiti_session_tracking.pipeline.sources import DEFAULT_TRANSCRIPTS_DIR, discover_sources
+from graphiti_session_tracking.redact import Gate
 
 IDLE_S = 5.0
 MAX_CHARS = 20_000  # what one tool answer may hold; more rows are left out, and the answer says so
@@ -77,6 +80,17 @@ def build_server(pipeline: Pipeline) -> FastMCP:
         ),
     )
     graph = _Graph(pipeline)
+    gate = Gate(pipeline.redactor)
+
+    def tool(function: Callable[..., Awaitable[dict[str, Any]]]) -> Any:
+        """A tool whose every answer leaves through the gate (secrets, control characters), the
+        error texts and what an older version wrote to the graph included."""
+
+        @functools.wraps(function)
+        async def gated(*args: Any, **kwargs: Any) -> dict[str, Any]:
+            return gate.data(await function(*args, **kwargs))  # type: ignore[no-any-return]
+
+        return server.tool()(gated)
 
     async def rows(name: str, group_id: str | None, limit: int, **filters: Any) -> dict[str, Any]:
         try:
@@ -92,7 +106,7 @@ def build_server(pipeline: Pipeline) -> FastMCP:
             return {"error": str(exc)}
         return bounded(found, limit)
 
-    @server.tool()
+    @tool
     async def search_sessions(
         query: str,
         group_id: str | None = None,
@@ -112,7 +126,7 @@ def build_server(pipeline: Pipeline) -> FastMCP:
             return {"error": str(exc)}
         return bounded([hit.to_dict() for hit in hits], limit)
 
-    @server.tool()
+    @tool
     async def get_recap(
         session: str | None = None, project: str | None = None, budget: int = 1000
     ) -> dict[str, Any]:
@@ -134,7 +148,7 @@ def build_server(pipeline: Pipeline) -> FastMCP:
             return {"error": str(exc)}
         return {"session_id": made.session_id, "group_id": made.group_id, "recap": made.markdown}
 
-    @server.tool()
+    @tool
     async def get_decisions(
         file: str | None = None,
         text: str | None = None,
@@ -151,7 +165,7 @@ def build_server(pipeline: Pipeline) -> FastMCP:
             "decisions", group_id, limit, file=file, text=text, since=since, until=until, session=session
         )
 
-    @server.tool()
+    @tool
     async def get_error_resolutions(
         text: str | None = None,
         file: str | None = None,
@@ -178,7 +192,7 @@ def build_server(pipeline: Pipeline) -> FastMCP:
             until=until,
         )
 
-    @server.tool()
+    @tool
     async def get_config_history(
         setting: str | None = None,
         file: str | None = None,
@@ -193,7 +207,7 @@ def build_server(pipeline: Pipeline) -> FastMCP:
             "config-changes", group_id, limit, setting=setting, file=file, current=True if current else None
         )
 
-    @server.tool()
+    @tool
     async def get_file_history(
         path: str, group_id: str | None = None, limit: int = DEFAULT_ROWS
     ) -> dict[str, Any]:
@@ -206,7 +220,7 @@ def build_server(pipeline: Pipeline) -> FastMCP:
         )
         return {"decisions": decisions, "errors": errors, "config_changes": changes}
 
-    @server.tool()
+    @tool
     async def get_session_summary(
         session: str, group_id: str | None = None, limit: int = 100
     ) -> dict[str, Any]:
@@ -214,7 +228,7 @@ def build_server(pipeline: Pipeline) -> FastMCP:
         relation, record type, name and fact. session: the session id or its 8-character prefix."""
         return await rows("session", group_id, limit, session=session)
 
-    @server.tool()
+    @tool
     async def session_tracking_status() -> dict[str, Any]:
         """What is ingested and from where: the graph, the projects (group ids) and their session
         counts, the ledger's last run, and transcripts that Claude Code will delete soon (its

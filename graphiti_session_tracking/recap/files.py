@@ -21,4 +21,5 @@ def project_group(fixed: GroupId | None, project: Path) -> GroupId:
 
 
 def recap_file(group_id: str) -> Path:
-    return RECAPS / f"{group_id}.md"
+    """The kept recap; `.v2`: recaps kept before their values were quoted are never read."""
+    return RECAPS / f"{group_id}.v2.md"

@@ -16,6 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from graphiti_session_tracking.redact import redact_pasted_tokens
+
 from .model import Message, Problem, Session, TokenUsage, ToolCall, ToolResult
 from .spill import (
     INPUT_TEXT_LIMIT,
@@ -448,16 +450,19 @@ class _SessionBuilder:
         else:
             self._problem(line_no, "user message content is neither text nor a list")
         is_meta = self._typed(line_no, record, "isMeta", bool) is True
+        typed = "\n".join(texts)
+        if not result_ids:  # typed by a person: a token pasted alone on a line is a credential
+            typed = redact_pasted_tokens(typed)
         self.session.messages.append(
             Message(
                 uuid=self._uuid(record, line_no),
                 role="user",
-                text="\n".join(texts),
+                text=typed,
                 timestamp=timestamp,
                 line=line_no,
                 is_sidechain=self._sidechain(record, line_no),
                 from_subagent=self.sidechain_file is not None,
-                is_meta=is_meta or is_harness_text("\n".join(texts)),
+                is_meta=is_meta or is_harness_text(typed),
                 tool_results=result_ids,
             )
         )

@@ -104,7 +104,7 @@ async def test_with_an_llm_one_call_writes_the_chosen_lines_as_prose(
         asked = call.body["messages"][-1]["content"]
         assert "Wrote Justfile" in asked and "pub fn" not in asked  # the chosen lines, never file contents
         assert recap.generated_by == "llm"
-        assert "## Where it stopped\nThe port to Rust is done and committed" in recap.markdown
+        assert "## Where it stopped\n> The port to Rust is done and committed" in recap.markdown
         fake.fail(500, times=10)
         fallback = await build_recap(pipeline, session=session_id, use_llm=True)
         assert fallback.generated_by == "rules" and "LLM recap failed" in fallback.markdown

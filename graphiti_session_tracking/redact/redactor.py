@@ -29,7 +29,9 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["Redactor", "is_secret_key", "redact_mapping"]
+from .tokens import LONGEST_GROUP, token_rules
+
+__all__ = ["Redactor", "is_secret_key", "redact_mapping", "redact_pasted_tokens"]
 
 _PLACEHOLDER = re.compile(r"\[REDACTED:[^\]\s]+\]")
 _PLACEHOLDER_TEXT = r"\[REDACTED:[^\]\s]+\]"
@@ -38,35 +40,6 @@ _PLACEHOLDER_TEXT = r"\[REDACTED:[^\]\s]+\]"
 def _placeholder(kind: str) -> str:
     return f"[REDACTED:{kind}]"
 
-
-# --- Known token formats: (kind, regex, group holding the secret; 0 = the whole match) ---------
-
-_TOKEN_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
-    (
-        "private-key",
-        re.compile(
-            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
-            r"|-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:(?:\\n|\s)+[A-Za-z0-9+/=:,-]{8,})*"
-        ),
-        0,
-    ),
-    ("anthropic-key", re.compile(r"(?<![\w-])sk-ant-[A-Za-z0-9_-]{20,}"), 0),
-    ("openai-key", re.compile(r"(?<![\w-])sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"), 0),
-    ("aws-access-key", re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"), 0),
-    (
-        "aws-secret-key",
-        re.compile(
-            r"(?i)(aws_?secret_?access_?key[\"']?\s*[:=]\s*[\"']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
-        ),
-        2,
-    ),
-    ("github-token", re.compile(r"(?<![\w-])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"), 0),
-    ("gitlab-token", re.compile(r"(?<![\w-])glpat-[A-Za-z0-9_-]{20,}"), 0),
-    ("slack-token", re.compile(r"(?<![\w-])xox[abprs]-[A-Za-z0-9-]{10,}"), 0),
-    ("google-api-key", re.compile(r"(?<![\w-])AIza[0-9A-Za-z_-]{35}(?![\w-])"), 0),
-    ("stripe-key", re.compile(r"(?<![\w-])(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}"), 0),
-    ("jwt", re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{5,}"), 0),
-)
 
 # A password said in a sentence: "the db password is X", "the pw for admin was X" (`key=value`
 # and `key: value` forms are the key rules' below).
@@ -89,6 +62,20 @@ _COMMAND_PASSWORD = re.compile(
     r"|(?P<pre2>\bsshpass\s+-p\s*)(?P<val2>\"[^\"\n]+\"|'[^'\n]+'|\S+)"
     r"|(?P<pre3>\b(?:curl|wget|http|svn)\b[^\n|;&]*?\s(?:-u|--user|--http-user)[\s=]+[\"']?[^\s:\"']+:)"
     r"(?P<val3>[^\s\"']+)"
+    # registry logins: `docker login -u me -p X`, `podman login --password X` (the flag rule has
+    # the long form; `-p` is a port elsewhere, so only after these commands)
+    r"|(?P<pre4>\b(?:docker|podman|buildah|skopeo|nerdctl|helm\s+registry|oras|crane\s+auth)\s+login\b[^\n|;&]*?\s-p[\s=]*)"
+    r"(?P<val4>\"[^\"\n]+\"|'[^'\n]+'|[^\s\"'-]\S*)"
+    r"|(?P<pre5>\bhtpasswd\b[^\n|;&]*?\s-\w*b\w*\s+\S+\s+\S+\s+)(?P<val5>\S+)"
+)
+# A secret said in a sentence: "the secret is X", "my API key is X", "use token X". Unlike a
+# password (any word can be one), the value must look like a token: 8+ characters with a digit,
+# so "the key is simplicity" and "the token is expired" stay.
+_PROSE_SECRET = re.compile(
+    r"(?i)\b(?:secret|token|api[ _-]?key|access[ _-]?key|key|credentials?|auth(?:entication)?[ _-]?code)\b"
+    r"(?:\s+(?:for|of|to)\s+[\w.@-]+)?(?:\s+(?:is|was|is set to|should be|will be|=|:)|\s*[:=])?\s+"
+    r"(?P<q>[\"'`]?)(?P<val>(?=[^\s\"'`]*\d)(?=[^\s\"'`]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9+/=_.~-]{7,})(?P=q)"
+    r"(?=[\s,;.!?)]*(?:\s|$))"
 )
 _URL_CREDENTIALS = re.compile(r"\b([A-Za-z][A-Za-z0-9+.-]*://)([^\s:/@\[\]]+):([^\s@/]+)@")
 _AUTH_HEADER = re.compile(
@@ -123,8 +110,8 @@ _NETRC_PASSWORD = re.compile(r"(?<![\w-])(?P<key>password|passwd)(?P<sep>[ \t]+)
 _PGPASS_LINE = re.compile(r"^(?P<pre>(?:[^:\n]*:){4})(?P<val>[^\n]+)$", re.MULTILINE)
 
 _SECRET_NAME = re.compile(
-    r"(?:.*_KEY|.*_SECRET|.*_TOKEN|.*PASSWORD.*|.*PASSWD.*|.*_PWD|API_?KEY|SECRET|TOKEN|CREDENTIALS?"
-    r"|(?:.*_)?PASS|(?:DB|SQL|MYSQL|PG|POSTGRES|REDIS|MONGO|ADMIN|ROOT|USER|SMTP|MAIL|FTP|LDAP|SSH|VPN|WIFI)PASS"
+    r"(?:.*_KEY|.*_SECRET|.*_TOKEN|.*PASSWORD.*|.*PASSWD.*|.*_PWD|.*_PW|PW|API_?KEY|SECRET|TOKEN|CREDENTIALS?"
+    r"|.*_PASS|(?:DB|SQL|MYSQL|PG|POSTGRES|REDIS|MONGO|ADMIN|ROOT|USER|SMTP|MAIL|FTP|LDAP|SSH|VPN|WIFI)PASS"
     r"|.*_CREDENTIALS?|PRIVATE_?KEY|(?:.*_)?SECRETS?(?:_.*)?)"
 )
 _NOT_SECRET_NAME = re.compile(
@@ -180,6 +167,20 @@ _PROSE_NOT_A_PASSWORD = frozenset(
         "masked",
     ]
 )
+# Values after "key" / "token" that are not tokens: versions, sizes, dates, file names, ids of
+# records the session talks about.
+_NOT_A_TOKEN = re.compile(
+    r"(?i)v?\d+(?:\.\d+)+\w*|\d+(?:[.,]\d+)?\s*(?:k|kb|mb|gb|ms|s|m|h|d|%|bits?|bytes?|tokens?)"
+    r"|\d{4}-\d{2}-\d{2}\S*|[\w.-]+\.(?:py|js|ts|tsx|json|ya?ml|toml|md|txt|env|go|rs|java|sh|cfg|ini|pem|crt)"
+    r"|[a-z]+(?:[-_][a-z]+)*[-_]?\d{1,3}"
+)
+# Text in which no rule below can match: no secret-sounding word, no URL, no command flag that
+# takes a password, and no run of 15 token characters (the shortest known token format). Most
+# text is such, and one search costs a hundredth of running every rule.
+_MAYBE_SECRET = re.compile(
+    r"(?i)pass|pwd|pw\b|key|token|secret|auth|bearer|cred|private|://|\bpin\b|\s-[pu]|--user|login"
+    r"|[A-Za-z0-9_+/=.~-]{15}"
+)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _KEY_SEPARATORS = re.compile(r"[-.\s]+")
 
@@ -190,14 +191,18 @@ _HARMLESS_ENV_VALUE = re.compile(
     r"|[A-Za-z_-]{1,12}|[a-z][a-z0-9+.-]*://[^\s@]*"
 )
 _REFERENCE = re.compile(
-    r"(?i)\$\{?[A-Za-z_]\w*(?::?[-=?][^}]*)?\}?|<[^<>]*>|%\([^)]*\)s|\{\{.*\}\}|null|none|nil|~|true|false"
+    r"(?i)\$\{?[A-Za-z_]\w*(?::?[-=?][^}]*)?\}?|\$env:\w+|<[^<>]*>|%\([^)]*\)s|\{\{.*\}\}|null|none|nil|~|true|false"
     r"|\*+|x{3,}|\.{3}|…|(?:str|bytes|int|float|bool|SecretStr|string|number|boolean|any|unknown)\??"
 )
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+_DOTTED_NAME = re.compile(r"[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_][A-Za-z_]*)+")  # config.metric: code
+_PLAIN_WORDS = re.compile(r"[A-Za-z]{1,24}|[A-Z][a-z]+(?:-[A-Z][a-z]+)+")  # a word, a header name
+_PASSWORD_NAME = re.compile(r"PASS|PWD|(?:^|_)PW(?:_|$)|PIN(?:_|$)")
 _ID_LIKE = re.compile(r"(?:toolu|srvtoolu|msg|req|call|chatcmpl|run|thread|asst|file)_[A-Za-z0-9]+")
 _NO_ENTROPY_NAME = re.compile(
     r"(?:.*_)?(?:ID|UUID|GUID|SHA\d*|HASH|DIGEST|ETAG|CHECKSUM|COMMIT|REV|REVISION|INTEGRITY|SIGNATURE_ALG)S?"
 )
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _ENTROPY_CANDIDATE = re.compile(r"[A-Za-z0-9+/=_-]{20,}")
 _WORDY = re.compile(r"[a-z]{6,}|(?:[A-Z][a-z]{3,}.*){2}")
 
@@ -235,6 +240,8 @@ def _high_entropy(value: str) -> bool:
     """A single token that looks random: long, upper, lower and digits, no words, high entropy."""
     if not _ENTROPY_CANDIDATE.fullmatch(value) or _WORDY.search(value) or _ID_LIKE.fullmatch(value):
         return False
+    if _UUID.search(value):
+        return False
     if not (
         any(c.islower() for c in value)
         and any(c.isupper() for c in value)
@@ -256,6 +263,9 @@ class Redactor:
 
     def __init__(self, extra_patterns: Sequence[tuple[str, str]] = (), allowlist: Sequence[str] = ()) -> None:
         self.findings: Counter[str] = Counter()
+        # Called with (kind, value) for each secret replaced: the false-positive measurement
+        # (tests, bench/redact.py) reads what was taken; nothing in the product sets it.
+        self.on_secret: Callable[[str, str], None] | None = None
         self._extra = tuple((kind, re.compile(pattern)) for kind, pattern in extra_patterns)
         self._allow_exact = frozenset(a for a in allowlist if not a.startswith("re:"))
         allow_res = [a[3:] for a in allowlist if a.startswith("re:")]
@@ -265,18 +275,19 @@ class Redactor:
 
     def redact(self, text: str, context: str | None = None) -> str:
         """`text` with every secret replaced. `context`: the file name the text comes from, if any."""
-        if not text:
+        if not text or (not context and not self._extra and not _MAYBE_SECRET.search(text)):
             return text
         for kind, pattern in self._extra:
             group = 1 if pattern.groups else 0
             text = pattern.sub(self._group_replacer(kind, group), text)
-        for kind, pattern, group in _TOKEN_RULES:
+        for kind, pattern, group in token_rules():
             text = pattern.sub(self._group_replacer(kind, group), text)
         text = _URL_CREDENTIALS.sub(self._group_replacer("password", 3), text)
         text = _AUTH_HEADER.sub(self._auth_replace, text)
         text = _BEARER.sub(self._group_replacer("bearer-token", 1), text)
         text = _COMMAND_PASSWORD.sub(self._command_replace, text)
         text = _PROSE_PASSWORD.sub(self._prose_replace, text)
+        text = _PROSE_SECRET.sub(self._prose_secret_replace, text)
         text = self._aws_secrets_after_ids(text)
         text = _CLI_FLAG.sub(self._kv_replace, text)
         name = posixpath.basename((context or "").replace("\\", "/"))
@@ -302,7 +313,7 @@ class Redactor:
             kind = "high-entropy"
         if kind is None:
             return text
-        self.findings[kind] += 1
+        self._found(kind, inner)
         return f"{quote}{_placeholder(kind)}{end}"
 
     def redact_mapping(self, obj: Any, context: str | None = None) -> Any:
@@ -320,6 +331,11 @@ class Redactor:
             return type(obj)(self._walk(v, key, context) for v in obj)
         return obj
 
+    def _found(self, kind: str, secret: str) -> None:
+        self.findings[kind] += 1
+        if self.on_secret is not None:
+            self.on_secret(kind, secret)
+
     def _allowed(self, secret: str) -> bool:
         if secret in self._allow_exact:
             return True
@@ -331,27 +347,38 @@ class Redactor:
 
         return replace
 
-    def _replace_group(self, match: re.Match[str], group: int, kind: str) -> str:
+    def _replace_group(self, match: re.Match[str], group: int | str, kind: str) -> str:
+        if group == LONGEST_GROUP:
+            spans = [g for g in range(1, (match.re.groups or 0) + 1) if len(match.group(g) or "") >= 16]
+            group = max(spans, key=lambda g: len(match.group(g)), default=0)
         secret = match.group(group)
         whole = match.group(0)
         if not secret or _PLACEHOLDER.search(secret) or self._allowed(secret):
             return whole
-        self.findings[kind] += 1
+        self._found(kind, secret)
         start, end = match.span(group)
         offset = match.start()
         return whole[: start - offset] + _placeholder(kind) + whole[end - offset :]
 
     def _command_replace(self, match: re.Match[str]) -> str:
-        for group in ("val", "val2", "val3"):
+        for group in ("val", "val2", "val3", "val4", "val5"):
             if match.group(group) is not None:
-                return self._replace_group(match, group, "password")  # type: ignore[arg-type]
+                return self._replace_group(match, group, "password")
         return match.group(0)
 
     def _prose_replace(self, match: re.Match[str]) -> str:
         value = match.group("val")
         if _REFERENCE.fullmatch(value) or value.lower() in _PROSE_NOT_A_PASSWORD:
             return match.group(0)  # "the password is required", "password: <your password>"
-        return self._replace_group(match, "val", "password")  # type: ignore[arg-type]
+        return self._replace_group(match, "val", "password")
+
+    def _prose_secret_replace(self, match: re.Match[str]) -> str:
+        value = match.group("val")
+        if _IDENTIFIER.fullmatch(value) and not _high_entropy(value) and "_" in value:
+            return match.group(0)  # a name that holds the secret: "the key is API_KEY_2"
+        if _NOT_A_TOKEN.fullmatch(value):
+            return match.group(0)
+        return self._replace_group(match, "val", "secret")
 
     def _aws_secrets_after_ids(self, text: str) -> str:
         first = _AWS_KEY_ID.search(text)
@@ -370,8 +397,10 @@ class Redactor:
         if not any(c.isalnum() for c in value):
             return None  # `.*`, `***`, `--`: punctuation holds no secret
         if is_secret_key(key):
-            if _REFERENCE.fullmatch(value) or "(" in value:
+            if _REFERENCE.fullmatch(value) or "(" in value or _DOTTED_NAME.fullmatch(value):
                 return None
+            if _PLAIN_WORDS.fullmatch(value) and not _PASSWORD_NAME.search(_normalized_name(key)):
+                return None  # "token: Use shortened …", `unknown_key: "value"`: a key is never words
             if _IDENTIFIER.fullmatch(value) and (
                 value.lower() in {key.lower(), key.rsplit(".", 1)[-1].lower()}
                 or ("." in value and is_secret_key(value.rsplit(".", 1)[-1]))
@@ -389,7 +418,7 @@ class Redactor:
         kind = self._value_kind(match.group("key"), inner, env_file=env_file)
         if kind is None:
             return match.group(0)
-        self.findings[kind] += 1
+        self._found(kind, inner)
         whole = match.group(0)
         start, stop = match.span("val")
         offset = match.start()
@@ -399,3 +428,39 @@ class Redactor:
 def redact_mapping(obj: Any, redactor: Redactor | None = None, context: str | None = None) -> Any:
     """A redacted copy of nested dict/list data (tool inputs, parsed JSON); keys are kept."""
     return (redactor or Redactor()).redact_mapping(obj, context)
+
+
+# A line a person typed that is one token and nothing else: a pasted credential (a 32-hex deploy
+# token, a UUID-shaped API key, a random string). Hex of hash sizes (40: a commit, 64: a sha256)
+# is a hash, and a word, path, number or URL is none of these.
+_PASTED = re.compile(
+    r"[0-9a-fA-F]{32}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+    r"|(?=[A-Za-z0-9_.+/=-]*\d)(?=[A-Za-z0-9_.+/=-]*[A-Za-z])[A-Za-z0-9_.+/=-]{20,512}"
+)
+_PASTED_LINE = re.compile(r"^(?P<pre>[ \t]*[\"'`]?)(?P<val>[^\s\"'`]{20,512})(?P<post>[\"'`]?[ \t]*)$", re.MULTILINE)
+
+
+def _pasted_token(value: str) -> bool:
+    if not _PASTED.fullmatch(value) or value.startswith(("/", "./", "http")) or "//" in value:
+        return False
+    if re.fullmatch(r"[0-9a-fA-F]{32}|[0-9a-fA-F-]{36}", value):
+        return True
+    if re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}|v?\d[\d.+-]*", value):
+        return False
+    return _high_entropy(value) or (
+        len(value) >= 24 and _shannon_entropy(value) >= 4.0 and not _WORDY.search(value)
+    )
+
+
+def redact_pasted_tokens(text: str) -> str:
+    """What a person typed, with every line that is one secret-looking token and nothing else
+    replaced: text typed by a user, never tool output (where a lone hash or id is ordinary)."""
+    if len(text) < 20:
+        return text
+
+    def replace(match: re.Match[str]) -> str:
+        if not _pasted_token(match.group("val")):
+            return match.group(0)
+        return match.group("pre") + _placeholder("pasted-token") + match.group("post")
+
+    return _PASTED_LINE.sub(replace, text)

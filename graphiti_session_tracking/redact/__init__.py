@@ -1,0 +1,7 @@
+"""Secrets and hostile text never leave: redaction (redactor.py, on the known token formats of
+tokens.py) and the one output gate every way out passes through (gate.py)."""
+
+from .gate import Gate, strip_controls
+from .redactor import Redactor, is_secret_key, redact_mapping, redact_pasted_tokens
+
+__all__ = ["Gate", "Redactor", "strip_controls", "is_secret_key", "redact_mapping", "redact_pasted_tokens"]

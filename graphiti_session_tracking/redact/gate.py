@@ -1,0 +1,62 @@
+"""The one gate on the way out: every text the tool shows a person or hands to Claude or an LLM —
+query and search rows, MCP answers, the recap and what SessionStart prints, `summarize` output,
+logs — passes `Gate.text` (or `Gate.data` for rows and answers) on its way out.
+
+Two things happen there, whatever the text's origin (a graph written by an older version with
+fewer rules, a ledger state of an older format, a raw transcript re-read):
+
+- secrets are redacted with the current rules (redactor.py);
+- control characters are removed: terminal escape sequences (an OSC sequence sets the terminal's
+  title, a CSI one moves the cursor or hides text), other C0/C1 controls, and the Unicode
+  direction overrides that make text read differently from what it is. Newlines and tabs stay.
+
+Redaction is idempotent, so text redacted on the way in passes unchanged; what it costs on rows
+already clean is measured by bench/redact.py.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from .redactor import Redactor
+
+__all__ = ["Gate", "strip_controls"]
+
+# ESC-introduced sequences: CSI (ESC [ … final), OSC (ESC ] … BEL or ST), and two-character ones.
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def strip_controls(text: str) -> str:
+    """`text` without escape sequences and control characters (newlines, tabs and `\\r\\n` kept)."""
+    if text.isprintable():
+        return text
+    return _CONTROLS.sub("", _ESCAPES.sub("", text.replace("\r\n", "\n")))
+
+
+class Gate:
+    """Redaction and control-character removal for everything leaving the tool."""
+
+    def __init__(self, redactor: Redactor | None = None) -> None:
+        self.redactor = redactor or Redactor()
+
+    def text(self, text: str) -> str:
+        return strip_controls(self.redactor.redact(text)) if text else text
+
+    def data(self, value: Any) -> Any:
+        """A copy of rows, answers or any JSON-like value with every string passed through
+        `text`; keys that are field names stay, a string under a secret-looking key is a value."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, Mapping):
+            return {key: self._field(key, item) for key, item in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.data(item) for item in value]
+        return value
+
+    def _field(self, key: Any, item: Any) -> Any:
+        if isinstance(item, str) and isinstance(key, str):
+            return strip_controls(self.redactor.redact_value(item, key)) if item else item
+        return self.data(item)
