@@ -74,12 +74,12 @@ _COMMAND_PASSWORD = re.compile(
 _PROSE_SECRET = re.compile(
     r"(?i)\b(?:secret|token|api[ _-]?key|access[ _-]?key|key|credentials?|auth(?:entication)?[ _-]?code)\b"
     r"(?:\s+(?:for|of|to)\s+[\w.@-]+)?(?:\s+(?:is|was|is set to|should be|will be|=|:)|\s*[:=])?\s+"
-    r"(?P<q>[\"'`]?)(?P<val>(?=[^\s\"'`]*\d)(?=[^\s\"'`]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9+/=_.~-]{7,})(?P=q)"
-    r"(?=[\s,;.!?)]*(?:\s|$))"
+    r"(?P<q>[\"'`]?)(?P<val>(?=[A-Za-z0-9+/=_.~-]*\d)(?=[A-Za-z0-9+/=_.~-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9+/=_.~-]{7,})(?P=q)"
+    r"(?![A-Za-z0-9+/=_~-]|\.[A-Za-z0-9])"
 )
 _URL_CREDENTIALS = re.compile(r"\b([A-Za-z][A-Za-z0-9+.-]*://)([^\s:/@\[\]]+):([^\s@/]+)@")
 _AUTH_HEADER = re.compile(
-    r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(bearer|basic|token)\s+([A-Za-z0-9._~+/=-]+)"
+    r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(bearer|basic|token)[ \t]+([A-Za-z0-9._~+/=-]{8,})"
 )
 _BEARER = re.compile(r"\b[Bb]earer\s+([A-Za-z0-9._~+/=-]{16,})")
 _AUTH_KINDS = {"bearer": "bearer-token", "basic": "basic-auth", "token": "auth-token"}
@@ -92,10 +92,12 @@ _SQ = r"'[^'\n]*'"
 _KV_EQ = re.compile(
     rf"(?<![\w.$-])(?P<kq>[\"']?)(?P<key>{_KEY})(?P=kq)(?P<sep>[ \t]*:?=(?!=)[ \t]*)"
     rf"(?P<val>{_DQ}|{_SQ}|{_PLACEHOLDER_TEXT}|[^\s\"'`,;&|<>(){{}}\[\]]++(?![(\[{{]))"
+    r"(?![ \t]*:(?![:/]))"
 )
 _KV_COLON = re.compile(
     rf"(?<![\w.$-])(?P<kq>[\"']?)(?P<key>{_KEY})(?P=kq)(?P<sep>[ \t]*:(?![:/=])[ \t]*)"
-    rf"(?P<val>{_DQ}|{_SQ}|{_PLACEHOLDER_TEXT}|[^\s\"'`,;#{{}}\[\]]++(?![(\[{{]))"
+    rf"(?P<val>{_DQ}|{_SQ}|{_PLACEHOLDER_TEXT}|[^\s\"'`,;#{{}}\[\]]++(?![(\[{{])(?<!:))"
+    r"(?![ \t]*:(?![:/]))"  # a quoted word followed by a colon is the next key, not this value
 )
 _CLI_FLAG = re.compile(
     rf"(?<![\w-])--(?P<key>[A-Za-z][\w-]*)(?P<sep>=|[ \t]+)"
@@ -197,6 +199,20 @@ _REFERENCE = re.compile(
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _DOTTED_NAME = re.compile(r"[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_][A-Za-z_]*)+")  # config.metric: code
 _PLAIN_WORDS = re.compile(r"[A-Za-z]{1,24}|[A-Z][a-z]+(?:-[A-Z][a-z]+)+")  # a word, a header name
+_WORD_JOINED = re.compile(r"[A-Za-z]+(?:[-_][A-Za-z]+)+")
+# `*_KEY` names that are a key of a map, a cache or a trailer, unlike API_KEY or SECRET_KEY.
+_LOOKUP_KEY_NAME = re.compile(
+    r"(?!.*(?:API|ACCESS|SECRET|PRIVATE|SIGNING|ENCRYPTION|MASTER|LICEN[CS]E|AUTH|CLIENT|APP|SERVICE|"
+    r"ACCOUNT|SSH|GPG|PGP|DEPLOY|ADMIN|ROOT|WEBHOOK|SESSION|JWT|HMAC|CRYPTO)_?KEY$).*_KEY"
+)
+# Not a value at all: a format verb (`token: %w`), code continuing on the next line (`\n\treturn`,
+# in JSON-escaped text), Markdown emphasis, a URN.
+_NOT_A_VALUE = re.compile(r"%[-+# 0]*\d*(?:\.\d+)?[a-zA-Z]$|\\[ntr]|\*|urn:")
+# A stand-in for a secret, not one: truncated (`ghp_...`, `sk-`), masked (`sk-a***wxyz`), a
+# bracketed or described placeholder (`[REDACTED_API_KEY]`, `your_key_here`, `xxxx`).
+_PLACEHOLDER_VALUE = re.compile(
+    r"(?i)(?:\.\.\.|…|[-_])$|\*{3}|\[[A-Z_]+\]|^(?:your|my)[_-]|_here$|x{6,}|not[-_]a[-_]real|example"
+)
 _PASSWORD_NAME = re.compile(r"PASS|PWD|(?:^|_)PW(?:_|$)|PIN(?:_|$)")
 _ID_LIKE = re.compile(r"(?:toolu|srvtoolu|msg|req|call|chatcmpl|run|thread|asst|file)_[A-Za-z0-9]+")
 _NO_ENTROPY_NAME = re.compile(
@@ -399,8 +415,13 @@ class Redactor:
         if is_secret_key(key):
             if _REFERENCE.fullmatch(value) or "(" in value or _DOTTED_NAME.fullmatch(value):
                 return None
-            if _PLAIN_WORDS.fullmatch(value) and not _PASSWORD_NAME.search(_normalized_name(key)):
+            name = _normalized_name(key)
+            if _PLAIN_WORDS.fullmatch(value) and not _PASSWORD_NAME.search(name):
                 return None  # "token: Use shortened …", `unknown_key: "value"`: a key is never words
+            if _WORD_JOINED.fullmatch(value) and _LOOKUP_KEY_NAME.fullmatch(name):
+                return None  # `trailerKey = "Ephemeral-branch"`: a lookup key, not a credential
+            if _NOT_A_VALUE.match(value) or _PLACEHOLDER_VALUE.search(value):
+                return None
             if _IDENTIFIER.fullmatch(value) and (
                 value.lower() in {key.lower(), key.rsplit(".", 1)[-1].lower()}
                 or ("." in value and is_secret_key(value.rsplit(".", 1)[-1]))
@@ -416,6 +437,16 @@ class Redactor:
     def _kv_replace(self, match: re.Match[str], *, env_file: bool = False) -> str:
         quote, inner, end = _unquote(match.group("val"))
         kind = self._value_kind(match.group("key"), inner, env_file=env_file)
+        if kind is None and quote and _MAYBE_SECRET.search(inner):
+            # A quoted value kept whole may hold pairs of its own (`"note": "api-key: X"`, a JSON
+            # string of escaped JSON): read inside it, escapes undone and redone.
+            escaped = quote == '"' and '\\"' in inner
+            text = self.redact(inner.replace('\\"', '"') if escaped else inner)
+            if escaped:
+                text = text.replace('"', '\\"')
+            start, stop = match.span("val")
+            whole, offset = match.group(0), match.start()
+            return whole[: start - offset] + quote + text + end + whole[stop - offset :]
         if kind is None:
             return match.group(0)
         self._found(kind, inner)
