@@ -1,22 +1,27 @@
-"""How true the offline records are on real sessions: precision and recall against hand labels.
+"""How true the records are on real sessions: precision and recall against hand labels, test split first.
 
-    .venv/bin/python bench/fidelity.py [--corpus bench/corpus] [--verbose]
+    .venv/bin/python bench/fidelity.py [--corpus bench/corpus] [--verbose] [--llm RECORDED.jsonl]
 
-The corpus (bench/corpus/SOURCES.md says where each transcript came from and its licence) holds
-real public Claude Code transcripts and, for each, labels written by reading the transcript (not
-from this tool's output): the errors hit (and whether they were fixed), the decisions made, the
-configuration settings changed. A record matches a label one to one:
+The corpus (bench/corpus/<split>/SOURCES.md says where each transcript came from and its licence)
+holds real public Claude Code transcripts in two splits by repository: `dev`, read by whoever
+writes extraction rules, and `test`, labelled by readers who write no rules and never read by
+whoever does (../shared/LABELLING.md). Only the test split's totals are printed; `--verbose`
+lists misses and noise of the dev split only. Labels were written by reading each transcript.
 
-- an error row matches a fixed error when it contains one of the label's `match` substrings
-  (an error code, an exception, a test name), case-insensitively;
-- a decision row matches when its decision and rationale contain at least half of the label's
-  `match` phrases;
+Matching is strict and one to one:
+
+- an error row matches a labelled error when it contains every `match` phrase of the label
+  (case-insensitive); labels marked `trivial` are neither required nor counted against a row;
+  every non-trivial error is in the recall set, fixed or not, and a matched row's fix is checked
+  against the label's `fixed` (a fix for an unfixed error, or none for a fixed one, is reported);
+- a decision row (decision and rationale) matches when it contains every `match` phrase;
 - a config row matches when the file is the same and one setting is the other or a dotted part
-  of it (`jobs.release` and `jobs.release.steps`).
+  of it (`jobs.release` and `jobs.release.steps`); rows with no value are counted.
 
 A second row matching an already matched label counts against precision: ten true rows beat a
-hundred noisy ones. Objectives are printed beside the label's; one that is a harness wrapper
-(`<…>`) or a bare "continue" is counted as a failure.
+hundred noisy ones. With `--llm FILE`, the LLM path runs with the recorded answers of a strong
+model to the tool's exact requests (bench/llm_replay.py records and replays them): an upper bound
+of what a real model gives.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,7 +43,10 @@ from graphiti_session_tracking.summary import EnhancedSessionSummary, summarize_
 from graphiti_session_tracking.transcripts import read_transcript
 
 DEFAULT_CORPUS = Path(__file__).resolve().parent / "corpus"
+SPLITS = ("test", "dev")
 _WRAPPER = re.compile(r"^\s*<|^(?:continue|go on|proceed)\W*$", re.IGNORECASE)
+
+Summarize = Callable[[Path], Any]
 
 
 @dataclass
@@ -47,68 +55,75 @@ class Score:
     rows: int = 0
     matched_rows: int = 0
     found_labels: int = 0
+    ignored_rows: int = 0  # rows that matched a trivial label: neither right nor wrong
+    wrong_fix: int = 0  # matched error rows whose fix disagrees with the label's `fixed`
+    no_value: int = 0  # config rows without a value
     misses: list[str] = field(default_factory=list)
     noise: list[str] = field(default_factory=list)
 
     def add(self, other: Score) -> None:
-        self.labels += other.labels
-        self.rows += other.rows
-        self.matched_rows += other.matched_rows
-        self.found_labels += other.found_labels
+        for name in ("labels", "rows", "matched_rows", "found_labels", "ignored_rows", "wrong_fix", "no_value"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
         self.misses += other.misses
         self.noise += other.noise
 
     @property
     def precision(self) -> float | None:
-        return self.matched_rows / self.rows if self.rows else None
+        counted = self.rows - self.ignored_rows
+        return self.matched_rows / counted if counted else None
 
     @property
     def recall(self) -> float | None:
         return self.found_labels / self.labels if self.labels else None
 
 
+def _all_phrases(text: str, label: dict[str, Any]) -> bool:
+    phrases = [p for p in label.get("match") or [] if p]
+    lowered = text.lower()
+    return bool(phrases) and all(p.lower() in lowered for p in phrases)
+
+
 def match_one_to_one(
-    rows: Sequence[str], labels: Sequence[dict[str, Any]], matches: Callable[[str, dict[str, Any]], bool]
-) -> Score:
-    """Each row takes the first unmatched label it matches."""
+    rows: Sequence[str],
+    labels: Sequence[dict[str, Any]],
+    matches: Callable[[str, dict[str, Any]], bool],
+    ignored: Sequence[dict[str, Any]] = (),
+) -> tuple[Score, dict[int, int]]:
+    """Each row takes the first unmatched label it matches; (score, row index → label index)."""
     score = Score(labels=len(labels), rows=len(rows))
-    taken: set[int] = set()
-    for row in rows:
-        hit = next((i for i, label in enumerate(labels) if i not in taken and matches(row, label)), None)
-        if hit is None:
-            score.noise.append(row)
-        else:
-            taken.add(hit)
+    taken: dict[int, int] = {}
+    for index, row in enumerate(rows):
+        hit = next((i for i, label in enumerate(labels) if i not in taken.values() and matches(row, label)), None)
+        if hit is not None:
+            taken[index] = hit
             score.matched_rows += 1
+        elif any(matches(row, label) for label in ignored):
+            score.ignored_rows += 1
+        else:
+            score.noise.append(row)
     score.found_labels = len(taken)
     score.misses = [
         str(label.get("error") or label.get("decision") or label)
         for i, label in enumerate(labels)
-        if i not in taken
+        if i not in taken.values()
     ]
-    return score
-
-
-def _contains_any(text: str, phrases: Iterable[str]) -> bool:
-    lowered = text.lower()
-    return any(p.lower() in lowered for p in phrases if p)
+    return score, taken
 
 
 def error_score(summary: EnhancedSessionSummary, labels: list[dict[str, Any]]) -> Score:
-    rows = [f"{e.error}" for e in summary.errors_resolved or []]
-    fixed = [label for label in labels if label.get("fixed")]
-    return match_one_to_one(rows, fixed, lambda row, label: _contains_any(row, label.get("match") or []))
+    records = summary.errors_resolved or []
+    counted = [label for label in labels if not label.get("trivial")]
+    trivial = [label for label in labels if label.get("trivial")]
+    score, taken = match_one_to_one([e.error for e in records], counted, _all_phrases, trivial)
+    score.wrong_fix = sum(
+        1 for row, label in taken.items() if bool(records[row].fix.strip()) != bool(counted[label].get("fixed"))
+    )
+    return score
 
 
 def decision_score(summary: EnhancedSessionSummary, labels: list[dict[str, Any]]) -> Score:
     rows = [f"{d.decision} || {d.rationale or ''}" for d in summary.key_decisions or []]
-
-    def matches(row: str, label: dict[str, Any]) -> bool:
-        phrases = [p for p in label.get("match") or [] if p]
-        found = sum(1 for p in phrases if p.lower() in row.lower())
-        return bool(phrases) and found * 2 >= len(phrases)
-
-    return match_one_to_one(rows, labels, matches)
+    return match_one_to_one(rows, labels, _all_phrases)[0]
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -118,17 +133,12 @@ def _same_file(a: str, b: str) -> bool:
 
 def _dotted_prefix(a: str, b: str) -> bool:
     a, b = a.lower(), b.lower()
-    return (
-        a == b
-        or a.startswith(b + ".")
-        or b.startswith(a + ".")
-        or a.startswith(b + "[")
-        or b.startswith(a + "[")
-    )
+    return a == b or any(x.startswith(y + sep) for x, y in ((a, b), (b, a)) for sep in ".[")
 
 
 def config_score(summary: EnhancedSessionSummary, labels: list[dict[str, Any]]) -> Score:
-    rows = [f"{c.file}\x1f{c.setting}" for c in summary.config_changes or []]
+    changes = summary.config_changes or []
+    rows = [f"{c.file}\x1f{c.setting}" for c in changes]
 
     def matches(row: str, label: dict[str, Any]) -> bool:
         file, setting = row.split("\x1f", 1)
@@ -136,16 +146,18 @@ def config_score(summary: EnhancedSessionSummary, labels: list[dict[str, Any]]) 
             setting, str(label.get("setting", ""))
         )
 
-    score = match_one_to_one(rows, labels, matches)
+    score = match_one_to_one(rows, labels, matches)[0]
     score.noise = [n.replace("\x1f", ": ") for n in score.noise]
+    score.no_value = sum(1 for c in changes if not (c.new_value or "").strip())
     return score
 
 
-def load_corpus(corpus: Path) -> list[tuple[Path, dict[str, Any]]]:
+def load_split(corpus: Path, split: str) -> list[tuple[Path, dict[str, Any]]]:
+    """The labelled transcripts of one split (a transcript without a label is not scored)."""
     pairs = []
-    for label_file in sorted((corpus / "labels").glob("*.json")):
+    for label_file in sorted((corpus / split / "labels").glob("*.json")):
         label = json.loads(label_file.read_text())
-        transcript = corpus / "transcripts" / label["file"]
+        transcript = corpus / split / "transcripts" / label["file"]
         if transcript.exists():
             pairs.append((transcript, label))
     return pairs
@@ -155,18 +167,13 @@ def _fmt(value: float | None) -> str:
     return "  -  " if value is None else f"{value:5.2f}"
 
 
-async def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
-    parser.add_argument("--verbose", action="store_true", help="Every missed label and noisy row.")
-    args = parser.parse_args()
-    pairs = load_corpus(args.corpus)
-    if not pairs:
-        raise SystemExit(f"no labelled transcripts in {args.corpus}")
+async def score_split(
+    pairs: list[tuple[Path, dict[str, Any]]], summarize: Summarize, verbose: bool
+) -> tuple[dict[str, Score], int]:
     totals = {"errors": Score(), "decisions": Score(), "config": Score()}
     wrappers = 0
     for transcript, label in pairs:
-        summary = await summarize_session(read_transcript(transcript))
+        summary = await summarize(transcript)
         scores = {
             "errors": error_score(summary, label.get("errors", [])),
             "decisions": decision_score(summary, label.get("decisions", [])),
@@ -176,25 +183,50 @@ async def main() -> None:
         wrappers += bad_objective
         for kind, score in scores.items():
             totals[kind].add(score)
-        if args.verbose:
+        if verbose:
             print(f"\n== {transcript.name}")
             print(f"   objective: {summary.objective[:120]!r}{'  <- WRAPPER' if bad_objective else ''}")
             print(f"   labelled:  {label.get('objective', '')[:120]!r}")
             for kind, score in scores.items():
-                print(
-                    f"   {kind}: {score.matched_rows}/{score.rows} rows true, {score.found_labels}/{score.labels} found"
-                )
+                print(f"   {kind}: {score.matched_rows}/{score.rows} rows true, {score.found_labels}/{score.labels} found")
                 for miss in score.misses:
                     print(f"     missed: {miss[:140]}")
                 for noise in score.noise:
                     print(f"     noise:  {noise[:140]}")
-    print(f"\n{len(pairs)} labelled real sessions ({args.corpus})")
-    print(f"{'record':<10} {'labels':>6} {'rows':>5} {'precision':>9} {'recall':>7}")
+    return totals, wrappers
+
+
+def report(split: str, pairs: int, totals: dict[str, Score], wrappers: int) -> None:
+    print(f"\n{split}: {pairs} labelled real sessions")
+    print(f"{'record':<10} {'labels':>6} {'rows':>5} {'precision':>9} {'recall':>7}  notes")
     for kind, score in totals.items():
+        notes = ""
+        if kind == "errors":
+            notes = f"{score.wrong_fix} matched rows with a fix that disagrees with `fixed`"
+        if kind == "config":
+            notes = f"{score.no_value} rows without a value"
         print(
-            f"{kind:<10} {score.labels:>6} {score.rows:>5} {_fmt(score.precision):>9} {_fmt(score.recall):>7}"
+            f"{kind:<10} {score.labels:>6} {score.rows:>5} {_fmt(score.precision):>9} {_fmt(score.recall):>7}  {notes}"
         )
-    print(f"objectives that are a wrapper or a bare 'continue': {wrappers} of {len(pairs)}")
+    print(f"objectives that are a wrapper or a bare 'continue': {wrappers} of {pairs}")
+
+
+async def offline(transcript: Path) -> EnhancedSessionSummary:
+    return await summarize_session(read_transcript(transcript))
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--verbose", action="store_true", help="Every missed label and noisy row (dev only).")
+    args = parser.parse_args()
+    for split in SPLITS:
+        pairs = load_split(args.corpus, split)
+        if not pairs:
+            print(f"\n{split}: no labelled transcripts in {args.corpus / split}")
+            continue
+        totals, wrappers = await score_split(pairs, offline, args.verbose and split == "dev")
+        report(split, len(pairs), totals, wrappers)
 
 
 if __name__ == "__main__":

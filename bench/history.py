@@ -37,7 +37,7 @@ from graphiti_session_tracking.summary import EnhancedSessionSummary, summarize_
 from graphiti_session_tracking.summary.model import DecisionRecord, ErrorResolution
 from graphiti_session_tracking.transcripts import read_transcript
 
-DEFAULT_CORPUS = Path(__file__).resolve().parent / "corpus"
+DEFAULT_CORPUS = Path(__file__).resolve().parent / "corpus" / "dev"
 LINKS = (
     "MATCH (a:Entity)-[r:RELATES_TO]->(b:Entity) WHERE r.name = $name "
     "RETURN a.session_id AS later, b.session_id AS earlier, a.name AS a, b.name AS b, a.group_id AS group_id"

@@ -432,7 +432,7 @@ def test_false_positives_on_the_corpus_prose() -> None:
     from graphiti_session_tracking.redact import Redactor, redact_pasted_tokens
 
     root = Path(__file__).parent.parent
-    folders = [root / "bench/corpus/transcripts", root / "bench/corpus/dev/transcripts", root / "tests/fixtures/claude-code"]
+    folders = [root / "bench/corpus/dev/transcripts", root / "tests/fixtures/claude-code"]
     files = sorted(path for folder in folders for path in folder.glob("*.jsonl"))
     taken: list[tuple[str, str]] = []
     redactor = Redactor()

@@ -3,7 +3,7 @@ the last session stopped (its best chunks within a token budget, see scoring.py)
 graph, the next steps it planned, the errors it left unresolved, the decisions in force about the
 files it changed, and the settings in force.
 
-Each recap of a project is also kept at `~/.graphiti/recaps/<group>.md` (written after the
+Each recap of a project is also kept at `~/.graphiti/recaps/<group>.v2.md` (written after the
 SessionEnd hook's ingest), so the SessionStart hook answers by reading one file.
 """
 
