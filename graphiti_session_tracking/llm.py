@@ -5,7 +5,9 @@ Only summaries and unknown-tool classification use the LLM; the graph write path
 
 from __future__ import annotations
 
+import json
 import os
+from dataclasses import dataclass
 from typing import Any
 
 from graphiti_core.embedder.client import EmbedderClient
@@ -31,14 +33,87 @@ def _api_key(env_name: str, base_url: str | None, what: str) -> str:
     raise ConfigError(f"{what} is enabled but ${env_name} is not set (or set a base_url)")
 
 
+class LLMBudgetExceeded(RuntimeError):
+    """A request the budget does not allow: refused before anything is sent."""
+
+
+@dataclass
+class LLMMeter:
+    """Every LLM request of a run, counted where it leaves (calls, input and output tokens as
+    characters / 4), and the budget it may not exceed: per session (`start_session` opens one) and
+    per run. A request past either is refused before it is sent, so a budget is never exceeded."""
+
+    session_calls: int | None = 2
+    session_input_tokens: int | None = 12_000
+    run_calls: int | None = None
+    run_input_tokens: int | None = None
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    refused: int = 0
+    _session_start: tuple[int, int, int] = (0, 0, 0)
+
+    def start_session(self) -> None:
+        self._session_start = (self.calls, self.input_tokens, self.output_tokens)
+
+    def session_usage(self) -> tuple[int, int, int]:
+        """(calls, input tokens, output tokens) since `start_session`."""
+        calls, tokens_in, tokens_out = self._session_start
+        return self.calls - calls, self.input_tokens - tokens_in, self.output_tokens - tokens_out
+
+    def session_room(self) -> tuple[int | None, int | None]:
+        """(calls, input tokens) the session may still use; None: no limit."""
+        calls, tokens_in, _ = self.session_usage()
+        room_calls = _least(self.session_calls, self.run_calls, calls, self.calls)
+        room_tokens = _least(self.session_input_tokens, self.run_input_tokens, tokens_in, self.input_tokens)
+        return room_calls, room_tokens
+
+    def admit(self, input_tokens: int) -> None:
+        calls, tokens = self.session_room()
+        if (calls is not None and calls < 1) or (tokens is not None and input_tokens > tokens):
+            self.refused += 1
+            raise LLMBudgetExceeded(
+                f"LLM budget reached ({self.describe()}): a request of {input_tokens} input tokens was not sent"
+            )
+        self.calls += 1
+        self.input_tokens += input_tokens
+
+    def describe(self) -> str:
+        parts = []
+        if self.session_calls is not None or self.session_input_tokens is not None:
+            parts.append(
+                f"per session {self.session_calls or 'any'} calls, {self.session_input_tokens or 'any'} input tokens"
+            )
+        if self.run_calls is not None or self.run_input_tokens is not None:
+            parts.append(
+                f"per run {self.run_calls or 'any'} calls, {self.run_input_tokens or 'any'} input tokens"
+            )
+        return "; ".join(parts) or "no limit"
+
+
+def _least(session_limit: int | None, run_limit: int | None, session_used: int, run_used: int) -> int | None:
+    rooms = [
+        limit - used
+        for limit, used in ((session_limit, session_used), (run_limit, run_used))
+        if limit is not None
+    ]
+    return max(0, min(rooms)) if rooms else None
+
+
+def estimate_tokens(text: str) -> int:
+    """Characters / 4: OpenAI's rule of thumb (a tokenizer would need its vocabulary downloaded)."""
+    return (len(text) + 3) // 4
+
+
 class RedactingLLMClient(LLMClient):
     """Wraps an LLM client so that every prompt passes the redactor before it leaves the machine:
     one place guards the tool classifier, the summarizer and whatever uses the client later."""
 
-    def __init__(self, inner: LLMClient, redactor: Redactor) -> None:
+    def __init__(self, inner: LLMClient, redactor: Redactor, meter: LLMMeter | None = None) -> None:
         super().__init__(inner.config)
         self.inner = inner
         self.redactor = redactor
+        self.meter = meter or LLMMeter(None, None)
         self.token_tracker = inner.token_tracker
 
     def _clean(self, messages: list[Message]) -> list[Message]:
@@ -56,8 +131,10 @@ class RedactingLLMClient(LLMClient):
         attribute_extraction: bool = False,
         model: str | None = None,
     ) -> dict[str, Any]:
-        return await self.inner.generate_response(
-            self._clean(messages),
+        clean = self._clean(messages)
+        self.meter.admit(sum(estimate_tokens(m.content) for m in clean))
+        answer = await self.inner.generate_response(
+            clean,
             response_model,
             max_tokens,
             model_size,
@@ -66,6 +143,8 @@ class RedactingLLMClient(LLMClient):
             attribute_extraction=attribute_extraction,
             model=model,
         )
+        self.meter.output_tokens += estimate_tokens(json.dumps(answer, default=str))
+        return answer
 
     async def _generate_response(  # type: ignore[override]
         self,
@@ -102,7 +181,9 @@ class _SdkRetriedClient(OpenAIGenericClient):
         return await self._generate_response(messages, response_model, max_tokens, model_size, **overrides)
 
 
-def make_llm_client(config: LLMConfig, redactor: Redactor | None = None) -> LLMClient | None:
+def make_llm_client(
+    config: LLMConfig, redactor: Redactor | None = None, meter: LLMMeter | None = None
+) -> RedactingLLMClient | None:
     """The configured LLM client (prompts always redacted), or None when the LLM is off.
 
     `config.timeout_s` bounds each HTTP request; `config.max_retries` bounds the retries. Small
@@ -125,7 +206,7 @@ def make_llm_client(config: LLMConfig, redactor: Redactor | None = None) -> LLMC
             timeout=config.timeout_s,
         ),
     )
-    return RedactingLLMClient(client, redactor or Redactor())
+    return RedactingLLMClient(client, redactor or Redactor(), meter)
 
 
 def make_embedder(config: EmbedderConfig) -> EmbedderClient | None:

@@ -103,6 +103,10 @@ def map_summary(
         "source_file": summary.session_file,
         "summary_version": summary_version,
         "content_hash": content_hash(summary),
+        # What the LLM cost for this session (absent when it made no call): calls and tokens.
+        "llm_calls": summary.llm_calls or None,
+        "llm_input_tokens": summary.llm_input_tokens or None,
+        "llm_output_tokens": summary.llm_output_tokens or None,
         "legacy_extra": _legacy_extra(summary),
     }
     session_node = EntityNode(

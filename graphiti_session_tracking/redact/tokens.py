@@ -95,7 +95,8 @@ def token_rules() -> tuple[TokenRule, ...]:
     from detect_secrets.plugins.base import RegexBasedDetector
 
     library: list[TokenRule] = []
-    for secret_type, plugin in sorted(get_mapping_from_secret_type_to_class().items()):
+    plugins: dict[str, type] = get_mapping_from_secret_type_to_class()
+    for secret_type, plugin in sorted(plugins.items()):
         if not issubclass(plugin, RegexBasedDetector) or plugin.__name__ in _SKIPPED_PLUGINS:
             continue
         for regex in plugin().denylist:

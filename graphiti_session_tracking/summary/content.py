@@ -2,29 +2,50 @@
 
 Collapsing follows IDEA_session_recap.md: consequential tools (Write, Edit, Bash, TodoWrite, Task)
 keep what changed, observational ones (Read, Grep, Glob, LS) keep only what was looked at, and
-tool results are reduced to success or the telling error line. People's and the assistant's words
-pass through (cut when very long).
+tool results are reduced to success or their failing lines. People's and the assistant's words, its
+extended thinking, questions to the user with the answers, plans with their approval and
+sub-agents' reports pass through (cut when very long); each line has a priority, so that a budget
+cuts lookups first and people's words and failures last (`fit`).
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from graphiti_session_tracking.transcripts import Message, Session, ToolCall
 
 from .files import relative_path
 
-_TEXT_LIMIT = 1_500
+_TEXT_LIMIT = 3_000  # a person's or the assistant's words, before a budget cuts them
+_THINKING_LIMIT = 1_500
+_EVIDENCE_LIMIT = 1_200  # failing lines of a tool's output, a question and its answer, a sub-agent's report
 _SNIPPET = 80
+# A line of tool output that says something failed (kept as evidence; also from commands that
+# exit 0: a script printing errors, a background process, a curl body).
+_FAILING = re.compile(
+    r"(?i)\b(?:error|errors|fail(?:ed|ure|ing)?|exception|traceback|fatal|panic|denied|refused|cannot|can't|"
+    r"unable|not found|no such|timed out|timeout|invalid|missing|undefined|unexpected|conflict|abort(?:ed)?)\b"
+    r"|^E\s|^\s*\^|exit code [1-9]|\b[45]\d\d\b (?:bad|not|internal|unauthori|forbidden|service|gateway)"
+)
+_ASKING = frozenset({"AskUserQuestion", "ExitPlanMode"})
 
 
 @dataclass(frozen=True)
 class ContentLine:
-    """One line of the narrative and the index of the message it comes from."""
+    """One line of the narrative, the index of the message it comes from, and what it is worth
+    when the narrative must be cut to a budget: ESSENTIAL (people's words, questions and their
+    answers, failures with their failing lines) is kept longest, LOOKUP (reads, searches) first
+    left out."""
 
     message_index: int
     text: str
+    priority: int = 2
+
+
+ESSENTIAL, USEFUL, LOOKUP = 1, 2, 3
 
 
 def _short(text: str, limit: int = _SNIPPET) -> str:
@@ -39,7 +60,8 @@ def _outcome(call: ToolCall) -> str:
         return ""
     lines = [ln.strip() for ln in call.result.text.splitlines() if ln.strip()]
     telling = next((ln for ln in reversed(lines) if "error" in ln.lower() or "exception" in ln.lower()), None)
-    return f" → FAILED: {_short(telling or (lines[0] if lines else 'error'), 160)}"
+    telling = telling or next((ln for ln in reversed(lines) if _FAILING.search(ln)), None)
+    return f" → FAILED: {_short(telling or (lines[-1] if lines else 'error'), 160)}"
 
 
 def collapse_tool_call(call: ToolCall, cwd: str | None) -> str:
@@ -113,8 +135,8 @@ def session_content(
     lines: list[ContentLine] = []
     for index, message in enumerate(session.messages):
         lines.extend(
-            ContentLine(index, text)
-            for text in _message_lines(message, session.project_root, keep, condensed or {})
+            ContentLine(index, text, priority)
+            for text, priority in _message_lines(message, session.project_root, keep, condensed or {})
         )
     return lines
 
@@ -141,31 +163,121 @@ def to_condense(session: Session, keep: ContentFilter, longer_than: int) -> list
 
 def _message_lines(
     message: Message, cwd: str | None, keep: ContentFilter, condensed: Mapping[str, str]
-) -> list[str]:
+) -> list[tuple[str, int]]:
     prefix = "(sub-agent) " if message.is_sidechain else ""
-    out: list[str] = []
+    out: list[tuple[str, int]] = []
 
-    def text_of(text: str) -> str:
+    def text_of(text: str, limit: int = _TEXT_LIMIT) -> str:
         text = text.strip()
-        return condensed.get(text) or _cut(text)
+        return condensed.get(text) or _cut(text, limit)
 
     if message.role == "user":
         if message.is_human and keep.user_messages is not False:
-            out.append(f"{prefix}User: {text_of(message.text)}")
+            out.append((f"{prefix}User: {text_of(message.text)}", ESSENTIAL))
         return out
+    if message.thinking.strip() and keep.agent_messages is not False:
+        out.append((f"{prefix}Assistant (thinking): {text_of(message.thinking, _THINKING_LIMIT)}", USEFUL))
     if message.text.strip() and keep.agent_messages is not False:
-        out.append(f"{prefix}Assistant: {text_of(message.text)}")
+        out.append((f"{prefix}Assistant: {text_of(message.text)}", USEFUL))
     for call in message.tool_calls:
         if keep.tool_calls:
-            out.append(f"{prefix}  - {collapse_tool_call(call, cwd)}")
+            out.extend((f"{prefix}{text}", priority) for text, priority in _call_lines(call, cwd))
         if keep.tool_content is not False and call.result is not None and call.result.text.strip():
-            out.append(f"{prefix}    result: {text_of(call.result.text)}")
+            out.append((f"{prefix}    result: {text_of(call.result.text)}", USEFUL))
     return out
 
 
-def _cut(text: str) -> str:
+def _call_lines(call: ToolCall, cwd: str | None) -> list[tuple[str, int]]:
+    """A tool call as evidence: what it did; a question with its options and the user's answer; a
+    plan and whether it was approved; a sub-agent's report; the failing lines of its output."""
+    result = call.result.text.strip() if call.result is not None else ""
+    if call.name in _ASKING:
+        asked = call.full_input.get("plan") or call.full_input.get("questions") or call.input
+        shown = asked if isinstance(asked, str) else json.dumps(asked, ensure_ascii=False)
+        verb = "Proposed a plan" if call.name == "ExitPlanMode" else "Asked the user"
+        lines = [(f"  - {verb}: {_cut(' '.join(shown.split()), _EVIDENCE_LIMIT)}", ESSENTIAL)]
+        if result:
+            lines.append(
+                (f"    → the user's answer: {_cut(' '.join(result.split()), _EVIDENCE_LIMIT)}", ESSENTIAL)
+            )
+        return lines
+    line = collapse_tool_call(call, cwd)
+    failed = call.result is not None and call.result.is_error
+    lines = [(f"  - {line}", ESSENTIAL if failed else LOOKUP if _is_lookup(call) else USEFUL)]
+    if call.name == "Task" and result:
+        lines.append((f"    → sub-agent's report: {_cut(' '.join(result.split()), _EVIDENCE_LIMIT)}", USEFUL))
+    elif result and call.name != "Read":
+        failing = failing_lines(result, everything=failed)
+        if failing:
+            lines.append((f"    output: {failing}", ESSENTIAL if failed else USEFUL))
+    return lines
+
+
+def _is_lookup(call: ToolCall) -> bool:
+    return call.name in ("Read", "Grep", "Glob", "LS", "WebSearch", "WebFetch") or call.name.startswith(
+        "Todo"
+    )
+
+
+def failing_lines(output: str, *, everything: bool = False, limit: int = _EVIDENCE_LIMIT) -> str:
+    """The lines of a tool's output that say what failed (` | `-joined), within `limit`; for a
+    call that failed and names nothing, its last lines."""
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    telling = [ln for ln in lines if _FAILING.search(ln)]
+    if not telling and everything:
+        telling = lines[-6:]
+    return _cut(" | ".join(_unique_lines(telling)), limit) if telling else ""
+
+
+def _unique_lines(lines: list[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for line in lines:
+        seen.setdefault(line[:300], None)
+    return list(seen)
+
+
+def _cut(text: str, limit: int = _TEXT_LIMIT) -> str:
+    """Head and tail of a long text: where a message states its request and where it concludes."""
     text = text.strip()
-    return text if len(text) <= _TEXT_LIMIT else text[:_TEXT_LIMIT] + " …[cut]"
+    if len(text) <= limit:
+        return text
+    head = limit * 2 // 3
+    return text[:head] + " …[cut]… " + text[-(limit - head) :]
+
+
+def fit(lines: list[ContentLine], max_chars: int) -> tuple[list[ContentLine], str | None]:
+    """The narrative within `max_chars`: lookups left out first, then useful lines shortened,
+    then left out from the oldest; essential lines are shortened last. The note says what was cut."""
+    size = sum(len(line.text) + 8 for line in lines)
+    if size <= max_chars:
+        return lines, None
+    steps: list[tuple[str, list[ContentLine]]] = []
+    kept = [line for line in lines if line.priority != LOOKUP]
+    steps.append(("reads and searches", kept))
+    shortened = [replace(ln, text=_cut(ln.text, 400)) if ln.priority == USEFUL else ln for ln in kept]
+    steps.append(("long texts shortened", shortened))
+    essential = [ln for ln in shortened if ln.priority == ESSENTIAL]
+    room = max_chars - sum(len(ln.text) + 8 for ln in essential)
+    useful_kept: list[ContentLine] = []
+    for line in reversed([ln for ln in shortened if ln.priority == USEFUL]):  # the latest first
+        if room - len(line.text) - 8 < 0:
+            break
+        useful_kept.append(line)
+        room -= len(line.text) + 8
+    chosen = set(map(id, essential + useful_kept))
+    steps.append(("earlier tool calls and assistant texts", [ln for ln in shortened if id(ln) in chosen]))
+    for what, candidate in steps:
+        if sum(len(ln.text) + 8 for ln in candidate) <= max_chars:
+            return candidate, f"{len(lines) - len(candidate)} of {len(lines)} lines left out to fit ({what})"
+    last = steps[-1][1]
+    per_line = max(120, max_chars // max(1, len(last)) - 8)
+    squeezed = [replace(ln, text=_cut(ln.text, per_line)) for ln in last]
+    while squeezed and sum(len(ln.text) + 8 for ln in squeezed) > max_chars:
+        squeezed.pop(0)
+    return (
+        squeezed,
+        f"{len(lines) - len(squeezed)} of {len(lines)} lines left out and the rest shortened to fit",
+    )
 
 
 def render(lines: list[ContentLine]) -> str:

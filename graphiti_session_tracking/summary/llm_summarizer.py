@@ -11,7 +11,6 @@ note saying why: a session is never lost to the LLM.
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +18,9 @@ from pydantic import BaseModel, Field, ValidationError
 
 from graphiti_session_tracking.transcripts import Session
 
-from .content import KEEP_ALL, ContentFilter, render, segments, session_content, to_condense
+from .content import KEEP_ALL, ContentFilter, ContentLine, fit, render, segments, session_content, to_condense
+from .files import relative_path
+from .llm_merge import merge_config, merge_decisions, merge_errors, words
 from .model import (
     ConfigChange,
     DecisionRecord,
@@ -34,11 +35,29 @@ from .prompts import PromptTemplate, resolve_template
 if TYPE_CHECKING:  # graphiti-core is imported when an LLM is configured, not before
     from graphiti_core.llm_client.client import LLMClient
 
+    from graphiti_session_tracking.llm import LLMMeter  # noqa: F401
+
 SYSTEM_PROMPT = (
     "You summarize coding-agent sessions for a knowledge graph that people later ask: what did we "
     "decide and why, which errors did we see and what fixed them, what changed. Be specific and "
-    "factual; use only what the session shows; leave a field empty rather than guess."
+    "factual; use only what the session shows; leave a field empty rather than guess.\n"
+    "An error is a failure the work hit (a failing command, build, test, lint, type check, request "
+    "or deployment, or one the user reports), whatever the channel: a failed call, output of a "
+    "command that still succeeded, a background process, a curl body, a timeout, a user's paste, a "
+    "diagnostic quoted in the assistant's thinking. Give the failing line as printed (not a stack "
+    "frame, not a PASS line), one record per distinct message or code; the fix only when a later "
+    "run or the user shows it gone; the root cause only when the session states it. Not errors: "
+    "edit-tool hiccups, a tool call the user rejected, warnings, a test expected to fail first.\n"
+    "A decision is a choice that could have gone another way and that someone would later want to "
+    "know: between named options, an approach adopted for a stated reason, an architectural or "
+    "dependency choice, a scope cut, a trade-off, a user's answer that settles a direction, an "
+    "approved plan. State the choice in one sentence, the rationale as stated (empty when none), "
+    "the alternatives as whole phrases, and `by` (user or assistant). Not decisions: doing exactly "
+    "what the user asked, a diagnosis, a step of a fix, a heading or cut-off sentence, quoted "
+    "documents, formulas, to-do items."
 )
+# Characters of the narrative kept for what an earlier part of the session found.
+_CARRIED = 1_500
 
 
 class LLMSessionSummary(BaseModel):
@@ -74,8 +93,15 @@ class EnhancedSessionSummarizer:
         keep: ContentFilter = KEEP_ALL,
         condense_templates: dict[str, str] | None = None,
         concurrency: int = 10,
+        meter: LLMMeter | None = None,
     ) -> None:
+        from graphiti_session_tracking.llm import LLMMeter, RedactingLLMClient
+        from graphiti_session_tracking.redact import Redactor
+
+        if not isinstance(llm_client, RedactingLLMClient):  # every request redacted and counted
+            llm_client = RedactingLLMClient(llm_client, Redactor(), meter or LLMMeter(None, None))
         self.llm_client = llm_client
+        self.meter: LLMMeter = llm_client.meter
         self.keep = keep
         # A filter mode of "default" (or true-ish strings) names `summary_prompts`' template.
         self.condense_templates = condense_templates or {}
@@ -131,71 +157,94 @@ class EnhancedSessionSummarizer:
         done = await asyncio.gather(*(one(*item) for item in wanted))
         return {text: short for text, short in done if short}, len(wanted), _unique(failures)
 
-    def prompts(
+    def plan(
+        self, session: Session, offline: EnhancedSessionSummary, condensed: dict[str, str] | None = None
+    ) -> tuple[list[list[ContentLine]], list[str]]:
+        """The narrative in parts (one for a session that fits), planned within the budget left
+        for this session; and notes on what the budget cut."""
+        lines = session_content(session, self.keep, condensed)
+        overhead = len(SYSTEM_PROMPT) + len(self.render(session, offline, [], "", 1, 1)) + 200
+        calls, tokens = self.meter.session_room() if self.meter is not None else (None, None)
+        budget = self.meter.describe() if self.meter is not None else ""
+        if (calls is not None and calls < 1) or (tokens is not None and tokens * 4 < overhead + 2_000):
+            return [], [f"LLM budget used up before the summary ({budget}); offline summary kept"]
+        notes: list[str] = []
+        per_call = self.max_prompt_chars
+        if tokens is not None:
+            room = tokens * 4
+            planned = 1 if len(render(lines)) + overhead <= min(per_call, room) or calls == 1 else 2
+            per_call = min(per_call, room // planned - overhead - (_CARRIED if planned > 1 else 0))
+            lines, cut = fit(lines, per_call * planned - 200 * planned)
+            if cut:
+                notes.append(f"LLM budget ({budget}): {cut}")
+        parts = segments(lines, per_call) or [[]]
+        if calls is not None and len(parts) > calls:  # parts end at message ends: one may spill over
+            lines, _ = fit(lines, (per_call - 1_000) * calls)
+            parts = segments(lines, per_call)[:calls]
+        return parts, notes
+
+    def render(
         self,
         session: Session,
         offline: EnhancedSessionSummary,
-        condensed: dict[str, str] | None = None,
-    ) -> list[tuple[SummarySegment, str]]:
-        """The prompt of each segment (one for a session that fits the budget)."""
-        template = self.template_for(session)
+        part: list[ContentLine],
+        earlier: str,
+        number: int,
+        of: int,
+    ) -> str:
         instructions = dynamic_extraction_instructions(offline.activity_vector, self.threshold)
-        parts = segments(session_content(session, self.keep, condensed), self.max_prompt_chars) or [[]]
-        out = []
-        for number, part in enumerate(parts, 1):
-            first = part[0].message_index if part else 0
-            last = part[-1].message_index if part else 0
-            context = f"coding session {offline.session_id[:8]}"
-            if len(parts) > 1:
-                context += f", part {number} of {len(parts)} (messages {first}-{last})"
-            prompt = template.render(
-                content=render(part) or "(no conversation)",
-                context=context,
-                max_chars=self.max_summary_chars,
-                activity_profile=offline.activity_vector.activity_profile,
-                dynamic_extraction_instructions=instructions,
-            )
-            out.append((SummarySegment(first_message=first, last_message=last), prompt))
-        return out
+        context = f"coding session {offline.session_id[:8]}"
+        if of > 1 and part:
+            context += f", part {number} of {of} (messages {part[0].message_index}-{part[-1].message_index})"
+        content = render(part) or "(no conversation)"
+        if earlier:
+            content = f"(Earlier in this session: {earlier})\n{content}"
+        return self.template_for(session).render(
+            content=content,
+            context=context,
+            max_chars=self.max_summary_chars,
+            activity_profile=offline.activity_vector.activity_profile,
+            dynamic_extraction_instructions=instructions,
+        )
 
     async def summarize(self, session: Session, offline: EnhancedSessionSummary) -> EnhancedSessionSummary:
-        condensed, calls, failures = await self.condense(session)
-        problems = [*self.template_for(session).problems, *failures]
-        if problems:
-            offline = offline.model_copy(update={"notes": [*(offline.notes or []), *problems]})
+        condensed, _, failures = await self.condense(session)
+        parts, budget_notes = self.plan(session, offline, condensed)
+        notes = [*(offline.notes or []), *self.template_for(session).problems, *failures, *budget_notes]
         answers: list[LLMSessionSummary] = []
         covered: list[SummarySegment] = []
-        tokens_in = tokens_out = 0
-        for segment, prompt in self.prompts(session, offline, condensed):
-            calls += 1
-            tokens_in += (len(SYSTEM_PROMPT) + len(prompt)) // 4
+        failure: str | None = None
+        for number, part in enumerate(parts, 1):
+            earlier = _carried(answers) if answers else ""  # what the earlier parts found
+            prompt = self.render(session, offline, part, earlier, number, len(parts))
             try:
                 raw = await asyncio.wait_for(
                     self.llm_client.generate_response(
-                        _messages(prompt),
-                        LLMSessionSummary,
-                        prompt_name="graphiti_sessions.summary",
+                        _messages(prompt), LLMSessionSummary, prompt_name="graphiti_sessions.summary"
                     ),
                     timeout=self.timeout_s,
                 )
-                answer = LLMSessionSummary.model_validate(raw)
-            except Exception as exc:  # any failure (HTTP, timeout, schema): keep the offline summary
-                reason = _reason(exc)
-                return offline.model_copy(
-                    update={
-                        "llm_calls": calls,
-                        "llm_input_tokens": tokens_in,
-                        "llm_output_tokens": tokens_out,
-                        "notes": [
-                            *(offline.notes or []),
-                            f"LLM summary failed ({reason}); offline summary kept",
-                        ],
-                    }
-                )
-            tokens_out += len(json.dumps(raw, default=str)) // 4
-            answers.append(answer)
-            covered.append(segment)
-        return _combine(offline, answers, covered, calls, tokens_in, tokens_out)
+                answers.append(LLMSessionSummary.model_validate(raw))
+            except Exception as exc:  # any failure (HTTP, timeout, schema, budget): what was answered stands
+                failure = _reason(exc)
+                break
+            first = part[0].message_index if part else 0
+            covered.append(
+                SummarySegment(first_message=first, last_message=part[-1].message_index if part else 0)
+            )
+        if failure is not None:
+            kept = "offline summary kept" if not answers else f"{len(answers)} of {len(parts)} parts used"
+            notes.append(f"LLM summary failed ({failure}); {kept}")
+        calls, tokens_in, tokens_out = self.meter.session_usage()
+        base = offline.model_copy(
+            update={
+                "notes": _unique(notes) or None,
+                "llm_calls": calls,
+                "llm_input_tokens": tokens_in,
+                "llm_output_tokens": tokens_out,
+            }
+        )
+        return _combine(base, answers, covered, session) if answers else base
 
 
 def _reason(exc: BaseException) -> str:
@@ -215,44 +264,49 @@ def _unique[T](items: list[T]) -> list[T]:
     return seen
 
 
+def _carried(answers: list[LLMSessionSummary]) -> str:
+    """What the earlier parts of a long session found, in a few words, for the next part."""
+    first = answers[0]
+    decided = "; ".join(d.decision for a in answers for d in a.key_decisions)
+    errors = "; ".join(e.error for a in answers for e in a.errors_resolved)
+    text = f"goal: {first.objective}. Decided: {decided or 'nothing yet'}. Errors: {errors or 'none yet'}."
+    return text[:_CARRIED]
+
+
 def _combine(
     offline: EnhancedSessionSummary,
     answers: list[LLMSessionSummary],
     covered: list[SummarySegment],
-    calls: int,
-    tokens_in: int,
-    tokens_out: int,
+    session: Session,
 ) -> EnhancedSessionSummary:
-    """Merge segment answers in order and lay them over the offline facts."""
+    """Segment answers in order, merged with the offline records (llm_merge.py)."""
 
     def merged[T](values: list[list[T]], fallback: list[T] | None) -> list[T] | None:
         combined = _unique([v for value in values for v in value])
         return combined or fallback
 
+    said = words(" ".join(m.text + " " + m.thinking for m in session.messages))
+    edited = {relative_path(path, session.project_root) for path in offline.files_modified or []}
     causes = [a.root_cause_analysis for a in answers if a.root_cause_analysis]
+    decisions = merge_decisions(
+        offline.key_decisions or [], [d for a in answers for d in a.key_decisions], said
+    )
+    errors = merge_errors(offline.errors_resolved or [], [e for a in answers for e in a.errors_resolved])
+    config = merge_config(
+        offline.config_changes or [], [c for a in answers for c in a.config_changes], edited
+    )
     return offline.model_copy(
         update={
             "objective": answers[0].objective.strip() or offline.objective,
             "outcome": answers[-1].outcome,
             "completed_tasks": merged([a.completed_tasks for a in answers], offline.completed_tasks),
-            # The confidence scale and `by` are the offline extractor's; a model's own guess at them is not.
-            "key_decisions": merged(
-                [
-                    [d.model_copy(update={"confidence": None, "by": None}) for d in a.key_decisions]
-                    for a in answers
-                ],
-                offline.key_decisions,
-            ),
-            "errors_resolved": merged([a.errors_resolved for a in answers], offline.errors_resolved),
+            "key_decisions": decisions or None,
+            "errors_resolved": errors or None,
             "root_cause_analysis": "\n".join(causes) or offline.root_cause_analysis,
-            # Values read from the edits themselves beat the model's retelling of them.
-            "config_changes": offline.config_changes or merged([a.config_changes for a in answers], None),
+            "config_changes": config or None,
             "discoveries": merged([a.discoveries for a in answers], offline.discoveries),
             "next_steps": answers[-1].next_steps or offline.next_steps,
             "generated_by": "llm",
-            "llm_calls": calls,
-            "llm_input_tokens": tokens_in,
-            "llm_output_tokens": tokens_out,
             "segments": covered if len(covered) > 1 else None,
         }
     )

@@ -53,6 +53,9 @@ FIELD_INSTRUCTIONS: dict[str, str] = {
 }
 
 DEFAULT_THRESHOLD = 0.3
+# Fields the transcript states exactly (summary/files.py, test_runs.py, the tool classifier): they
+# weigh a session's activity but are never asked of the model, whose answer has no place for them.
+READ_FROM_TRANSCRIPT = frozenset({"files_modified", "test_results", "mcp_tools_used"})
 
 
 def compute_extraction_priority(field: str, activity: ActivityVector) -> float:
@@ -76,8 +79,12 @@ def dynamic_extraction_instructions(activity: ActivityVector, threshold: float =
     A session with no dominant activity gets the spec's always-useful fields rather than an
     empty list, so that the model is never asked for nothing.
     """
-    fields = get_extraction_fields(activity, threshold) or ["completed_tasks", "key_decisions", "next_steps"]
-    lines = ["Always: objective (1-2 sentences) and outcome (completed, blocked, in_progress or abandoned)."]
+    fields = [f for f in get_extraction_fields(activity, threshold) if f not in READ_FROM_TRANSCRIPT]
+    fields = fields or ["completed_tasks", "key_decisions", "next_steps"]
+    lines = [
+        "Always: objective (1-2 sentences) and outcome (completed, blocked, in_progress or abandoned).",
+        "Files, test results and MCP tools are read from the transcript itself: do not list them.",
+    ]
     for number, field in enumerate(fields, 1):
         priority = compute_extraction_priority(field, activity)
         lines.append(f"{number}. **{field}** (priority: {priority:.2f}): {FIELD_INSTRUCTIONS[field]}")

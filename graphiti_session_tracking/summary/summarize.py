@@ -30,12 +30,20 @@ async def summarize_session(
     share its cache and LLM across sessions. Without a summarizer the summary is the offline one.
     """
     classifier = classifier or UnifiedToolClassifier(None, persist=False)
+    meter = summarizer.meter if summarizer is not None else None
+    if meter is not None:
+        meter.start_session()  # the budget and the counts are per session, classification included
     signals, kinds = await _classify(classifier, session.tool_calls)
     vector = ActivityDetector().detect(session, signals)
     offline = extract_summary(session).model_copy(
         update={"activity_vector": vector, "tools_used": _tool_uses(kinds) or None}
     )
     summary = offline if summarizer is None else await summarizer.summarize(session, offline)
+    if meter is not None:
+        calls, tokens_in, tokens_out = meter.session_usage()
+        summary = summary.model_copy(
+            update={"llm_calls": calls, "llm_input_tokens": tokens_in, "llm_output_tokens": tokens_out}
+        )
     # Secrets never reach the graph: every text of the summary is redacted (default rules unless
     # a configured redactor is given).
     return redact_summary(summary, redactor or Redactor())

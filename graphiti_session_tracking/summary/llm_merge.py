@@ -1,0 +1,136 @@
+"""The LLM's records laid over the offline ones: a union with duplicates removed.
+
+- Decisions: the offline decisions read from the transcript's structure (a user's answer to a
+  question, an approved plan, an explicit marker: confidence >= STRUCTURAL) are kept word for word;
+  the model's are added unless they say the same, and a kept one without a rationale takes the
+  model's. Offline decisions read from phrasing alone are dropped: the model read the same text
+  and its precision there is higher. A model's decision gets a confidence from how much of it the
+  session's own words carry (0.5 to 0.9) and `by` only when the model names user or assistant.
+- Errors: the offline rows hold the failing line as printed and stay; the model's are added unless
+  they are the same error (then its root cause and fix fill the offline row's empty fields).
+- Config changes: values read from the edits win; the model adds a row only for a setting of a
+  file the session edited that the offline rows do not have.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from .model import ConfigChange, DecisionRecord, ErrorResolution
+
+STRUCTURAL = 0.8  # offline confidence of decisions read from structure (summary/decisions.py)
+_WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-/]{2,}")
+_STOP = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "with",
+        "that",
+        "this",
+        "from",
+        "into",
+        "use",
+        "used",
+        "using",
+        "will",
+        "would",
+        "should",
+        "could",
+        "have",
+        "has",
+        "was",
+        "were",
+        "are",
+        "not",
+        "but",
+        "then",
+        "than",
+        "when",
+        "which",
+        "what",
+        "why",
+        "how",
+        "its",
+        "our",
+        "their",
+        "they",
+        "them",
+        "there",
+        "here",
+        "also",
+        "only",
+        "just",
+        "all",
+        "instead",
+        "because",
+    ]
+)
+
+
+def words(text: str) -> set[str]:
+    return {w.lower().strip(".-/") for w in _WORD.findall(text)} - _STOP
+
+
+def similar(a: str, b: str, threshold: float = 0.5) -> bool:
+    """Two texts say the same: one's words mostly within the other's (overlap / smaller set)."""
+    wa, wb = words(a), words(b)
+    if not wa or not wb:
+        return a.strip().lower() == b.strip().lower()
+    return len(wa & wb) / min(len(wa), len(wb)) >= threshold
+
+
+def grounding(text: str, session_words: set[str]) -> float:
+    """How much of `text` the session's own words carry (0..1)."""
+    mine = words(text)
+    return len(mine & session_words) / len(mine) if mine else 0.0
+
+
+def merge_decisions(
+    offline: Iterable[DecisionRecord], model: Iterable[DecisionRecord], session_words: set[str]
+) -> list[DecisionRecord]:
+    kept = [d for d in offline if (d.confidence or 0) >= STRUCTURAL or d.by == "user"]
+    for decision in model:
+        text = f"{decision.decision} {decision.rationale}"
+        twin = next((k for k in kept if similar(k.decision, decision.decision)), None)
+        if twin is not None:
+            if not twin.rationale and decision.rationale:
+                kept[kept.index(twin)] = twin.model_copy(update={"rationale": decision.rationale})
+            continue
+        confidence = round(0.5 + 0.4 * grounding(text, session_words), 2)
+        kept.append(decision.model_copy(update={"confidence": confidence}))
+    return kept
+
+
+def merge_errors(
+    offline: Iterable[ErrorResolution], model: Iterable[ErrorResolution]
+) -> list[ErrorResolution]:
+    kept = list(offline)
+    for error in model:
+        twin = next((i for i, k in enumerate(kept) if similar(k.error, error.error, 0.6)), None)
+        if twin is None:
+            kept.append(error)
+            continue
+        row = kept[twin]
+        filled = {
+            name: getattr(error, name)
+            for name in ("root_cause", "fix", "verification")
+            if not getattr(row, name) and getattr(error, name)
+        }
+        if filled:
+            kept[twin] = row.model_copy(update=filled)
+    return kept
+
+
+def merge_config(
+    offline: Iterable[ConfigChange], model: Iterable[ConfigChange], edited: set[str]
+) -> list[ConfigChange]:
+    kept = list(offline)
+    have = {(c.file, c.setting.lower()) for c in kept}
+    for change in model:
+        known_file = any(change.file == f or f.endswith("/" + change.file) for f in edited)
+        if known_file and change.new_value.strip() and (change.file, change.setting.lower()) not in have:
+            kept.append(change)
+            have.add((change.file, change.setting.lower()))
+    return kept
