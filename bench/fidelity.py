@@ -1,6 +1,6 @@
 """How true the records are on real sessions: precision and recall against hand labels, test split first.
 
-    .venv/bin/python bench/fidelity.py [--corpus bench/corpus] [--verbose] [--llm RECORDED.jsonl]
+    .venv/bin/python bench/fidelity.py [--corpus bench/corpus] [--verbose] [--llm]
 
 The corpus (bench/corpus/<split>/SOURCES.md says where each transcript came from and its licence)
 holds real public Claude Code transcripts in two splits by repository: `dev`, read by whoever
@@ -19,7 +19,7 @@ Matching is strict and one to one:
   of it (`jobs.release` and `jobs.release.steps`); rows with no value are counted.
 
 A second row matching an already matched label counts against precision: ten true rows beat a
-hundred noisy ones. With `--llm FILE`, the LLM path runs with the recorded answers of a strong
+hundred noisy ones. With `--llm`, the LLM path runs with the recorded answers of a strong
 model to the tool's exact requests (bench/llm_replay.py records and replays them): an upper bound
 of what a real model gives.
 """
@@ -62,7 +62,15 @@ class Score:
     noise: list[str] = field(default_factory=list)
 
     def add(self, other: Score) -> None:
-        for name in ("labels", "rows", "matched_rows", "found_labels", "ignored_rows", "wrong_fix", "no_value"):
+        for name in (
+            "labels",
+            "rows",
+            "matched_rows",
+            "found_labels",
+            "ignored_rows",
+            "wrong_fix",
+            "no_value",
+        ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.misses += other.misses
         self.noise += other.noise
@@ -93,7 +101,9 @@ def match_one_to_one(
     score = Score(labels=len(labels), rows=len(rows))
     taken: dict[int, int] = {}
     for index, row in enumerate(rows):
-        hit = next((i for i, label in enumerate(labels) if i not in taken.values() and matches(row, label)), None)
+        hit = next(
+            (i for i, label in enumerate(labels) if i not in taken.values() and matches(row, label)), None
+        )
         if hit is not None:
             taken[index] = hit
             score.matched_rows += 1
@@ -116,7 +126,9 @@ def error_score(summary: EnhancedSessionSummary, labels: list[dict[str, Any]]) -
     trivial = [label for label in labels if label.get("trivial")]
     score, taken = match_one_to_one([e.error for e in records], counted, _all_phrases, trivial)
     score.wrong_fix = sum(
-        1 for row, label in taken.items() if bool(records[row].fix.strip()) != bool(counted[label].get("fixed"))
+        1
+        for row, label in taken.items()
+        if bool(records[row].fix.strip()) != bool(counted[label].get("fixed"))
     )
     return score
 
@@ -188,7 +200,9 @@ async def score_split(
             print(f"   objective: {summary.objective[:120]!r}{'  <- WRAPPER' if bad_objective else ''}")
             print(f"   labelled:  {label.get('objective', '')[:120]!r}")
             for kind, score in scores.items():
-                print(f"   {kind}: {score.matched_rows}/{score.rows} rows true, {score.found_labels}/{score.labels} found")
+                print(
+                    f"   {kind}: {score.matched_rows}/{score.rows} rows true, {score.found_labels}/{score.labels} found"
+                )
                 for miss in score.misses:
                     print(f"     missed: {miss[:140]}")
                 for noise in score.noise:
@@ -219,6 +233,11 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--verbose", action="store_true", help="Every missed label and noisy row (dev only).")
+    parser.add_argument(
+        "--llm",
+        action="store_true",
+        help="Also the LLM path, with the recorded answers (bench/llm_replay.py).",
+    )
     args = parser.parse_args()
     for split in SPLITS:
         pairs = load_split(args.corpus, split)
@@ -226,7 +245,22 @@ async def main() -> None:
             print(f"\n{split}: no labelled transcripts in {args.corpus / split}")
             continue
         totals, wrappers = await score_split(pairs, offline, args.verbose and split == "dev")
-        report(split, len(pairs), totals, wrappers)
+        report(f"{split}, offline", len(pairs), totals, wrappers)
+        if args.llm:
+            from llm_replay import LLMPath
+
+            path = LLMPath(args.corpus / split / "llm")
+            totals, wrappers = await score_split(pairs, path, args.verbose and split == "dev")
+            report(
+                f"{split}, LLM path (recorded answers of a strong model: an upper bound)",
+                len(pairs),
+                totals,
+                wrappers,
+            )
+            print(
+                f"LLM: {path.calls} requests, {path.input_tokens} input tokens ({path.input_tokens // len(pairs)} a "
+                f"session); {path.missing} requests without a recorded answer (their sessions kept offline rows)"
+            )
 
 
 if __name__ == "__main__":

@@ -12,10 +12,13 @@ NEO4J_URI / NEO4J_USER / NEO4J_PASSWORD and command options win over the file.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
+import tempfile
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -24,6 +27,14 @@ from .group_id import PATTERN as GROUP_ID_PATTERN
 
 GRAPHITI_HOME = Path(os.environ.get("GRAPHITI_HOME", str(Path.home() / ".graphiti")))
 CLAUDE_PROJECTS = Path("~/.claude/projects")
+
+
+def claude_projects() -> Path:
+    """Where Claude Code keeps its transcripts now: `$CLAUDE_CONFIG_DIR/projects` when that is
+    set (as Claude Code itself does), else CLAUDE_PROJECTS in the home folder. Read at each call:
+    a hook runs with the environment Claude Code gives it."""
+    config_dir = os.environ.get("CLAUDE_CONFIG_DIR")
+    return (Path(config_dir).expanduser() / "projects") if config_dir else CLAUDE_PROJECTS.expanduser()
 
 
 def private_folder(path: Path) -> Path:
@@ -37,6 +48,47 @@ def private_folder(path: Path) -> Path:
     for folder in reversed(missing):
         folder.mkdir(mode=0o700, exist_ok=True)
     return path
+
+
+_OPEN_FLAGS = {
+    "w": os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+    "a": os.O_WRONLY | os.O_CREAT | os.O_APPEND,
+    "r+": os.O_RDWR | os.O_CREAT,
+}
+
+
+def open_private(path: Path | str, mode: Literal["w", "a", "r+", "wb", "ab"] = "w") -> IO[Any]:
+    """Open `path` for writing, created readable by the user only (0600) whatever the umask: what
+    we write names the user's projects and sessions. A file of ours that an earlier version left
+    readable by others is made private (best effort: it may be another user's)."""
+    fd = os.open(path, _OPEN_FLAGS[mode.replace("b", "")], 0o600)
+    try:
+        if os.fstat(fd).st_mode & 0o077:
+            with contextlib.suppress(OSError):
+                os.fchmod(fd, 0o600)
+        return os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def write_private(path: Path, data: str | bytes, *, keep_mode: bool = False, fsync: bool = False) -> None:
+    """Write `path` whole or not at all (a 0600 temporary file beside it, then a rename), so it is
+    private from its first byte. `keep_mode`: a file that exists keeps its mode (a file the user
+    named, such as a project's settings.json); a new one is 0600 all the same."""
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+            if fsync:
+                handle.flush()
+                os.fsync(handle.fileno())
+        if keep_mode and path.exists():
+            shutil.copymode(path, temporary)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 CONFIG_FILE_NAMES = ("graphiti.config.json", "graphiti.config.yaml", "graphiti.config.yml")
@@ -197,6 +249,21 @@ class FilterSection(_Strict):
     agent_messages: ContentMode = Field(default=True, description=f"The assistant's messages. {_MODE}")
 
 
+class LLMBudgetSection(_Strict):
+    """What the LLM may cost: requests past a limit are not sent (the offline records stand)."""
+
+    session_calls: int | None = Field(
+        default=2, ge=1, description="LLM requests per session (tool classification included); null: any."
+    )
+    session_input_tokens: int | None = Field(
+        default=12_000, ge=1_000, description="Input tokens per session (characters / 4); null: any."
+    )
+    run_calls: int | None = Field(default=None, ge=1, description="LLM requests per run; null: any.")
+    run_input_tokens: int | None = Field(
+        default=None, ge=1_000, description="Input tokens per run; null: any."
+    )
+
+
 class SummarizationSection(_Strict):
     """How sessions are understood and summarized (spec 8.1)."""
 
@@ -221,6 +288,7 @@ class SummarizationSection(_Strict):
         ge=2_000,
         description="Session content per LLM call; longer sessions are summarized in segments and merged.",
     )
+    llm_budget: LLMBudgetSection = Field(default_factory=LLMBudgetSection)
 
 
 class SummaryPromptsSection(_Strict):

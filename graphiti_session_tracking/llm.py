@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,6 +54,17 @@ class LLMMeter:
     output_tokens: int = 0
     refused: int = 0
     _session_start: tuple[int, int, int] = (0, 0, 0)
+    _held: tuple[int, int] = (0, 0)  # (calls, input tokens) kept for what comes later in the session
+
+    @contextmanager
+    def holding_back(self, calls: int, input_tokens: int) -> Iterator[None]:
+        """Requests made inside leave this much of the session's budget for later (the summary
+        matters more than classifying a tool): a request that would eat into it is refused."""
+        before, self._held = self._held, (calls, input_tokens)
+        try:
+            yield
+        finally:
+            self._held = before
 
     def start_session(self) -> None:
         self._session_start = (self.calls, self.input_tokens, self.output_tokens)
@@ -70,7 +83,10 @@ class LLMMeter:
 
     def admit(self, input_tokens: int) -> None:
         calls, tokens = self.session_room()
-        if (calls is not None and calls < 1) or (tokens is not None and input_tokens > tokens):
+        held_calls, held_tokens = self._held
+        if (calls is not None and calls < 1 + held_calls) or (
+            tokens is not None and input_tokens > tokens - held_tokens
+        ):
             self.refused += 1
             raise LLMBudgetExceeded(
                 f"LLM budget reached ({self.describe()}): a request of {input_tokens} input tokens was not sent"

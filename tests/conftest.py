@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -86,6 +87,25 @@ async def backend(graph_config: GraphConfig) -> AsyncIterator[Backend]:
 def fake_openai() -> Iterator[FakeOpenAI]:
     with FakeOpenAI() as fake:
         yield fake
+
+
+@pytest.fixture
+def umask_022() -> Iterator[None]:
+    """The common umask (files 0644, folders 0755 unless the code says otherwise), for this test
+    and the processes it starts: what we create must be private all the same."""
+    before = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(before)
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 that nobody listens on (bound, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
 
 
 def backend_cli_args(config: GraphConfig) -> list[str]:

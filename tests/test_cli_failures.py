@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import TRANSCRIPTS, cli
+from conftest import TRANSCRIPTS, cli, closed_port
 from graph.test_backends import redis_servers_for
 
 from graphiti_session_tracking.summary import EnhancedSessionSummary
@@ -95,6 +95,39 @@ def test_unreachable_neo4j_error_has_no_dangling_colon() -> None:
 def test_falkordb_server_with_nothing_listening_is_one_line() -> None:
     line = one_line_error(cli("query", "files", "--backend", "falkordb", "--uri", "redis://127.0.0.1:1"))
     assert "cannot reach FalkorDB at redis://127.0.0.1:1" in line
+
+
+@pytest.mark.parametrize(
+    ("backend", "uri", "shown"),
+    [
+        (
+            "falkordb",
+            "redis://:s3cret@127.0.0.1:{port}",
+            "cannot reach FalkorDB at redis://:***@127.0.0.1:{port}",
+        ),
+        (
+            "neo4j",
+            "neo4j://neo4j:s3cret@127.0.0.1:{port}",
+            "cannot reach Neo4j at neo4j://neo4j:***@127.0.0.1:{port}",
+        ),
+        (
+            "neo4j",
+            "bolt+s://neo4j:s3cret@127.0.0.1:{port}",
+            "cannot reach Neo4j at bolt+s://neo4j:***@127.0.0.1:{port}",
+        ),
+    ],
+)
+def test_a_password_inside_the_uri_is_masked_in_connection_errors(backend: str, uri: str, shown: str) -> None:
+    port = closed_port()
+    uri, shown = uri.format(port=port), shown.format(port=port)
+    for command in (["query", "files"], ["ingest", HELLO], ["config", "graphiti-mcp"]):
+        done = cli(*command, "--backend", backend, "--uri", uri, "--db", "unused")
+        if command[0] == "config":  # it warns and goes on: the advice and the warnings masked
+            assert done.returncode == 0 and shown in done.stderr, done.stderr
+            assert uri.replace("s3cret", "***") in done.stdout
+        else:
+            assert shown in one_line_error(done)
+        assert "s3cret" not in done.stdout + done.stderr
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ have it, every mistake names the file, the line and the JSON path, and the schem
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -173,3 +174,22 @@ def test_config_init_writes_a_file_that_validates(tmp_path: Path) -> None:
     bad = _write(tmp_path, {"embedder": {"dimension": 1536}}, "bad.json")
     wrong = cli("config", "validate", str(bad))
     assert wrong.returncode == 2 and "bad.json:3: embedder.dimension" in wrong.stderr
+
+
+def test_config_validate_masks_the_password_of_a_uri(tmp_path: Path) -> None:
+    neo4j = _write(
+        tmp_path, {"database": {"backend": "neo4j", "neo4j": {"uri": "bolt://neo4j:s3cret@db:7687"}}}
+    )
+    checked = cli("config", "validate", str(neo4j))
+    assert checked.returncode == 0 and "graph: neo4j at bolt://neo4j:***@db:7687" in checked.stdout
+    falkor = {"database": {"backend": "falkordb", "falkordb": {"uri": "redis://:s3cret@cache:6379"}}}
+    checked = cli("config", "validate", str(_write(tmp_path, falkor, "falkor.json")))
+    assert checked.returncode == 0 and "graph: falkordb at redis://:***@cache:6379" in checked.stdout
+    from_env = cli(
+        "config",
+        "validate",
+        str(neo4j),
+        env={**os.environ, "NEO4J_URI": "neo4j+s://user:s3cret@x"},
+    )
+    assert from_env.returncode == 0 and "neo4j at neo4j+s://user:***@x" in from_env.stdout
+    assert "s3cret" not in checked.stdout + checked.stderr + from_env.stdout + from_env.stderr

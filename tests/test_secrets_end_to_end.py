@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from pathlib import Path
-
 import sys
 import time
+from pathlib import Path
 
 from conftest import backend_cli_args, cli
 from fake_openai import FakeOpenAI, llm_config
@@ -21,14 +20,29 @@ from graphiti_session_tracking.graph.backends import open_backend
 # 40 kinds, each as a person would write it (a fragment carrying the secret) and the secret itself.
 HEX64 = "9f2b" * 16
 KINDS: dict[str, tuple[str, str]] = {
-    "openai": ("key sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0fGh3i", "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0fGh3i"),
-    "anthropic": ("ANTHROPIC_API_KEY=sk-ant-api03-Zq8Wm2Lp4Xr6Tn1Vb3Kc5Hd7Jf9Gs0Ay2Ew4Ru6Io8", "sk-ant-api03-Zq8Wm2Lp4Xr6Tn1Vb3Kc5Hd7Jf9Gs0Ay2Ew4Ru6Io8"),
+    "openai": (
+        "key sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0fGh3i",
+        "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0fGh3i",
+    ),
+    "anthropic": (
+        "ANTHROPIC_API_KEY=sk-ant-api03-Zq8Wm2Lp4Xr6Tn1Vb3Kc5Hd7Jf9Gs0Ay2Ew4Ru6Io8",
+        "sk-ant-api03-Zq8Wm2Lp4Xr6Tn1Vb3Kc5Hd7Jf9Gs0Ay2Ew4Ru6Io8",
+    ),
     "aws_key": ("AKIAIOSFODNN7EXAMPLQ", "AKIAIOSFODNN7EXAMPLQ"),
-    "aws_secret": ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEK3", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEK3"),
+    "aws_secret": (
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEK3",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEK3",
+    ),
     "github": ("ghp_16C7e42F292c6912E7710c838347Ae178B4a", "ghp_16C7e42F292c6912E7710c838347Ae178B4a"),
-    "github_pat": ("github_pat_11ABCDEFG0aBcDeFgHiJkL_MnOpQrStUvWxYz0123456789AbCdEf", "github_pat_11ABCDEFG0aBcDeFgHiJkL_MnOpQrStUvWxYz0123456789AbCdEf"),
+    "github_pat": (
+        "github_pat_11ABCDEFG0aBcDeFgHiJkL_MnOpQrStUvWxYz0123456789AbCdEf",
+        "github_pat_11ABCDEFG0aBcDeFgHiJkL_MnOpQrStUvWxYz0123456789AbCdEf",
+    ),
     "gitlab": ("glpat-Xy7Zw3Vu9Ts1Rq5Po2Nm", "glpat-Xy7Zw3Vu9Ts1Rq5Po2Nm"),
-    "slack": ("xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx", "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"),
+    "slack": (
+        "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+        "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+    ),
     "google": ("AIzaSyB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z", "AIzaSyB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z"),
     "stripe": ("sk_live_4eC39HqLyjWDarjtT1zdp7dc", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"),
     "jwt": (
@@ -53,7 +67,10 @@ KINDS: dict[str, tuple[str, str]] = {
     "azure_openai": ("api-key: 7f3c9a1e5b2d4f6a8c0e1b3d5f7a9c2e", "7f3c9a1e5b2d4f6a8c0e1b3d5f7a9c2e"),
     "databricks": ("dapi0123456789abcdef0123456789abcdef", "dapi0123456789abcdef0123456789abcdef"),
     "shopify": ("shpat_0123456789abcdef0123456789abcdef", "shpat_0123456789abcdef0123456789abcdef"),
-    "bearer": ("Authorization: Bearer Tk9uZS1PZi1Zb3VyLUJ1c2luZXNzLTEyMzQ", "Tk9uZS1PZi1Zb3VyLUJ1c2luZXNzLTEyMzQ"),
+    "bearer": (
+        "Authorization: Bearer Tk9uZS1PZi1Zb3VyLUJ1c2luZXNzLTEyMzQ",
+        "Tk9uZS1PZi1Zb3VyLUJ1c2luZXNzLTEyMzQ",
+    ),
     "basic": ("Authorization: Basic YWRtaW46U3VwM3JTM2NyZXQ=", "YWRtaW46U3VwM3JTM2NyZXQ="),
     "db_url": ("postgres://app:hunter2-Pa55word@db:5432/app", "hunter2-Pa55word"),
     "push_url": ("git push https://deploy:Pu5h-T0ken-V4lue@git.example.com/o/r.git", "Pu5h-T0ken-V4lue"),
@@ -63,7 +80,10 @@ KINDS: dict[str, tuple[str, str]] = {
     "docker_login": ("docker login -u me -p D0ck3r-Hub-Pa55 registry.example.com", "D0ck3r-Hub-Pa55"),
     "prose_password": ("the db password is Tr0ub4dor-and-3xyz on staging", "Tr0ub4dor-and-3xyz"),
     "prose_secret": ("the secret is Qx7-Lm2-Pz9-Wv4 for the webhook", "Qx7-Lm2-Pz9-Wv4"),
-    "env_secret": ("export JWT_SECRET=s3cr3t-Value-That-Is-Long-And-Random-9f8e7d", "s3cr3t-Value-That-Is-Long-And-Random-9f8e7d"),
+    "env_secret": (
+        "export JWT_SECRET=s3cr3t-Value-That-Is-Long-And-Random-9f8e7d",
+        "s3cr3t-Value-That-Is-Long-And-Random-9f8e7d",
+    ),
     "app_pw": ("MY_APP_PW=Ap9-Pw7-Zx3", "Ap9-Pw7-Zx3"),
     "json_password": ('"password": "Js0n-Pa55-w0rd-77"', "Js0n-Pa55-w0rd-77"),
     "yaml_password": ("dbpass: Yaml-Db-Pa55-9", "Yaml-Db-Pa55-9"),
@@ -75,8 +95,15 @@ PRIVATE_KEY = (
     "VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK\n-----END RSA PRIVATE KEY-----"
 )
 # Typed alone as a message of its own: a 32-hex deploy token, a UUID-shaped API key.
-PASTED = {"pasted_hex": "4f9c2e7a1b3d5f8e0a6c9b2d4e7f1a3c", "pasted_uuid": "d3b07384-d113-4ec6-a1f5-3c9e8b2a7f60"}
-SECRETS = {name: secret for name, (_, secret) in KINDS.items()} | PASTED | {"private_key": "u1SU1LfVLPHCozMxH2Mo4lgOEePzNm0t"}
+PASTED = {
+    "pasted_hex": "4f9c2e7a1b3d5f8e0a6c9b2d4e7f1a3c",
+    "pasted_uuid": "d3b07384-d113-4ec6-a1f5-3c9e8b2a7f60",
+}
+SECRETS = (
+    {name: secret for name, (_, secret) in KINDS.items()}
+    | PASTED
+    | {"private_key": "u1SU1LfVLPHCozMxH2Mo4lgOEePzNm0t"}
+)
 
 
 def seeded_transcript(tmp_path: Path, cwd: str = "/work/app", name: str = "session.jsonl") -> Path:
@@ -100,11 +127,17 @@ def seeded_transcript(tmp_path: Path, cwd: str = "/work/app", name: str = "sessi
         builder.edit(f"{cwd}/deploy.yaml", "note: old\n", f"note: {json.dumps(fragment)}\n")
         builder.call(
             "TodoWrite",
-            {"todos": [{"content": f"Rotate {fragment} after release", "status": "pending", "activeForm": "x"}]},
+            {
+                "todos": [
+                    {"content": f"Rotate {fragment} after release", "status": "pending", "activeForm": "x"}
+                ]
+            },
             "ok",
         )
     builder.write(f"{cwd}/keys/deploy.pem", PRIVATE_KEY)
-    builder.bash(f"curl -H '{KINDS['bearer'][0]}' -H 'X-Api-Key: {KINDS['stripe'][1]}' https://api.example.com", "401")
+    builder.bash(
+        f"curl -H '{KINDS['bearer'][0]}' -H 'X-Api-Key: {KINDS['stripe'][1]}' https://api.example.com", "401"
+    )
     for value in PASTED.values():
         builder.user(value)
     builder.bash("pytest -q", "3 passed in 0.2s")
@@ -348,7 +381,16 @@ def test_every_way_out_is_clean(tmp_path: Path) -> None:
         return done.stdout
 
     end = {"session_id": "secret-session", "transcript_path": str(transcript), "cwd": str(project)}
-    run("hook", "catch-up", "--transcript", str(transcript), "--cwd", str(project), "--session", "secret-session")
+    run(
+        "hook",
+        "catch-up",
+        "--transcript",
+        str(transcript),
+        "--cwd",
+        str(project),
+        "--session",
+        "secret-session",
+    )
     start = {"hook_event_name": "SessionStart", "source": "startup", "cwd": str(project)}
     assert run("hook", "session-start", stdin=json.dumps(start)).strip(), "SessionStart printed nothing"
     run("hook", "session-end", stdin=json.dumps(end))
@@ -367,7 +409,10 @@ def test_every_way_out_is_clean(tmp_path: Path) -> None:
         assert not _leaks(text), (where, _leaks(text))
     time.sleep(1)  # the detached SessionEnd ingest writes hooks.log
     for path, content in files_on_disk(tmp_path / "graphiti").items():
-        assert not _leaks(content.decode("utf-8", "replace")), (path, _leaks(content.decode("utf-8", "replace")))
+        assert not _leaks(content.decode("utf-8", "replace")), (
+            path,
+            _leaks(content.decode("utf-8", "replace")),
+        )
 
 
 def test_a_recap_from_an_old_or_damaged_ledger_state_is_redacted(tmp_path: Path) -> None:
@@ -381,7 +426,9 @@ def test_a_recap_from_an_old_or_damaged_ledger_state_is_redacted(tmp_path: Path)
     for state in (b"GSS2" + b"\x00" * 40, b"GSS3 damaged"):
         with sqlite3.connect(f"{db}.ledger.sqlite") as ledger:
             ledger.execute("UPDATE sources SET session_state = ?", (state,))
-        done = cli("recap", "--session", "secret-session", "--budget", "20000", "--db", str(db), env=env, cwd=project)
+        done = cli(
+            "recap", "--session", "secret-session", "--budget", "20000", "--db", str(db), env=env, cwd=project
+        )
         assert done.returncode == 0, done.stderr
         assert "User:" in done.stdout and "[REDACTED:" in done.stdout  # the transcript was read
         assert not _leaks(done.stdout + done.stderr), _leaks(done.stdout)
@@ -460,7 +507,9 @@ def test_false_positives_on_the_corpus_prose() -> None:
     print(f"\nfalse-positive scan: {len(files)} transcripts, {characters:,} characters of text")
     print(f"taken: {len(taken)} values ({dict(kinds)}); pasted tokens typed alone: {pasted}")
     ordinary = [v for _, v in taken if re.fullmatch(r"[A-Za-z]+", v)]
-    hashes = [v for _, v in taken if re.fullmatch(r"[0-9a-f]{7,64}|[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}", v)]
+    hashes = [
+        v for _, v in taken if re.fullmatch(r"[0-9a-f]{7,64}|[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}", v)
+    ]
     print(f"ordinary words taken: {ordinary}; hashes or ids taken: {hashes}")
     assert not ordinary and not hashes and pasted == 0
     assert len(taken) <= 60  # the corpus's own example secrets (a redaction session's fixtures)

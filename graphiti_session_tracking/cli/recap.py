@@ -8,6 +8,8 @@ from typing import Any
 
 import click
 
+from graphiti_session_tracking.config import write_private
+
 from .app import main
 from .shell import UsageFailure, backend_options, llm_option, pipeline, run
 
@@ -65,7 +67,7 @@ def recap(
     except RecapError as exc:
         raise UsageFailure(str(exc)) from exc
     if out is not None:
-        out.write_text(made.markdown, "utf-8")
+        write_private(out, made.markdown, keep_mode=True)  # new: 0600; an existing file keeps its mode
     if as_json:
         data = {
             "session_id": made.session_id,

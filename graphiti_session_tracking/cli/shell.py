@@ -14,6 +14,7 @@ from rich.console import Console
 from graphiti_session_tracking.config import AppConfig, ConfigError, GraphConfig, load_config
 from graphiti_session_tracking.graph.backends import BackendError, check_location
 from graphiti_session_tracking.group_id import GroupId, InvalidGroupIdError
+from graphiti_session_tracking.uri import mask_uri
 
 # What only some commands need (graphiti-core, the LLM clients, the summarizers) is imported in
 # those commands: a query typed at the prompt must not wait a second for imports it never uses.
@@ -26,12 +27,13 @@ err_console = Console(stderr=True)
 
 
 class UsageFailure(click.ClickException):
-    """A usage or configuration error: one clear line, exit code 2."""
+    """A usage or configuration error: one clear line, exit code 2, with any password inside a
+    URI masked (the last gate before the terminal, whichever layer wrote the message)."""
 
     exit_code = 2
 
     def show(self, file: Any = None) -> None:
-        click.echo(f"error: {self.format_message()}", err=True)
+        click.echo(f"error: {mask_uri(self.format_message())}", err=True)
 
 
 def run[T](coro: Coroutine[Any, Any, T]) -> T:
@@ -75,9 +77,9 @@ def warn(problems: list[str], failed: list[dict[str, str]] | None = None) -> Non
     """Problems and failed sources on stderr, one line each (plain echo: a long path must not
     wrap one message over several lines, as a rich console would)."""
     for problem in problems:
-        click.echo(f"warning: {problem}", err=True)
+        click.echo(f"warning: {mask_uri(problem)}", err=True)
     for failure in failed or []:
-        click.echo(f"failed: {failure['error']}", err=True)
+        click.echo(f"failed: {mask_uri(failure['error'])}", err=True)
 
 
 class progress:

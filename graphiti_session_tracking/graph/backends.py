@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphiti_session_tracking.config import GraphConfig
 from graphiti_session_tracking.group_id import GroupId, is_group_id
+from graphiti_session_tracking.uri import mask_uri
 
 from .dialect import Dialect, dialect_of
 from .falkordblite import EmbeddedError, EmbeddedFalkor, check_database_file
@@ -33,7 +34,11 @@ logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
 
 
 class BackendError(Exception):
-    """The backend cannot be opened or used; the message names the URI or file."""
+    """The backend cannot be opened or used; the message names the URI (its password masked:
+    messages are printed and logged) or file."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(mask_uri(message))
 
 
 class BackendLost(BackendError):
@@ -72,7 +77,7 @@ class Backend:
     gives Graphiti's driver for writing and searching, made on first use."""
 
     kind: str
-    location: str
+    location: str  # what messages name: a server's URI with its password masked, or the file
     client: Any  # falkordb.asyncio.FalkorDB, or neo4j's AsyncDriver
     make_driver: Callable[[], GraphDriver]
     writable: bool = True
@@ -277,7 +282,7 @@ async def _open_neo4j(config: GraphConfig, writable: bool) -> Backend:
         if isinstance(exc, Exception):
             raise BackendError(f"cannot reach Neo4j at {uri}: {_reason(exc)}") from exc
         raise
-    return Backend("neo4j", uri, client, graphiti_driver, writable, config.database, _driver=driver)
+    return Backend("neo4j", mask_uri(uri), client, graphiti_driver, writable, config.database, _driver=driver)
 
 
 async def _open_falkordb_server(config: GraphConfig, writable: bool) -> Backend:
@@ -306,7 +311,7 @@ async def _open_falkordb_server(config: GraphConfig, writable: bool) -> Backend:
         client = FalkorDB(**options)
     except Exception as exc:
         raise BackendError(f"cannot reach FalkorDB at {uri}: {_reason(exc)}") from exc
-    return Backend("falkordb", uri, client, _falkor_driver(client), writable)
+    return Backend("falkordb", mask_uri(uri), client, _falkor_driver(client), writable)
 
 
 def _reason(exc: BaseException) -> str:

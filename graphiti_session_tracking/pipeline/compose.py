@@ -98,9 +98,13 @@ class Pipeline:
         settings, prompts = tracking.summarization, tracking.summary_prompts
         llm = None
         if self.llm.enabled:
-            from graphiti_session_tracking.llm import make_llm_client
+            from graphiti_session_tracking.llm import LLMMeter, make_llm_client
 
-            llm = make_llm_client(self.llm, self.redactor)
+            budget = settings.llm_budget
+            meter = LLMMeter(
+                budget.session_calls, budget.session_input_tokens, budget.run_calls, budget.run_input_tokens
+            )
+            llm = make_llm_client(self.llm, self.redactor, meter)
         cache = settings.tool_classification_cache or GRAPHITI_HOME / "tool_classification_cache.json"
         classifier = UnifiedToolClassifier(llm, cache.expanduser())
         if llm is None:
@@ -122,6 +126,7 @@ class Pipeline:
                 "agent_messages": prompts.agent_messages,
             },
             concurrency=self.llm.concurrency,
+            meter=llm.meter,
         )
         return Summarizers(classifier, summarizer)
 

@@ -11,7 +11,6 @@ belongs to one graph: beside the FalkorDB Lite file (deleted with it), or under
 from __future__ import annotations
 
 import hashlib
-import os
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -19,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from graphiti_session_tracking.config import GRAPHITI_HOME, GraphConfig, private_folder
+from graphiti_session_tracking.config import GRAPHITI_HOME, GraphConfig, open_private, private_folder
 from graphiti_session_tracking.transcripts import Session
 from graphiti_session_tracking.transcripts.state import StateError, decode_session
 
@@ -106,9 +105,9 @@ class Ledger:
         self.path = path
         private_folder(path.parent)
         # Private to the user from the first byte (it names every transcript and session), and so
-        # are SQLite's -wal and -shm files, which it creates with the database's mode.
-        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
-        os.chmod(path, 0o600)  # a ledger made by an earlier version was readable by all
+        # are SQLite's -wal and -shm files, which it creates with the database's mode; a ledger
+        # an earlier version made readable by all is made private too.
+        open_private(path, "ab").close()
         self._db = sqlite3.connect(path, timeout=60, isolation_level=None)
         self._db.execute("PRAGMA busy_timeout=60000")
         # Two processes opening a new ledger at once: switching to WAL can report "locked" at

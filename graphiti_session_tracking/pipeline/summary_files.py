@@ -5,11 +5,10 @@ results as the graph writer so that the run, its report and its ledger do not ch
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from graphiti_session_tracking.config import private_folder
+from graphiti_session_tracking.config import private_folder, write_private
 from graphiti_session_tracking.graph.schema import resolve_group_id
 from graphiti_session_tracking.graph.writer import WriteResult
 from graphiti_session_tracking.redact import Redactor
@@ -49,9 +48,5 @@ class SummaryFiles:
                 before = {}
             version, status = int(before.get("summary_version") or 1) + 1, "replaced"
         data = summary.model_dump(mode="json", exclude_none=True) | {"summary_version": version}
-        temporary = path.with_name(path.name + ".tmp")
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2)
-        os.replace(temporary, path)  # whole or not at all
+        write_private(path, json.dumps(data, indent=2))  # whole or not at all, 0600
         return WriteResult(summary.session_id, group, status, version, 0, 0)

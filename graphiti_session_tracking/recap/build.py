@@ -10,7 +10,6 @@ SessionEnd hook's ingest), so the SessionStart hook answers by reading one file.
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from graphiti_session_tracking.config import private_folder
+from graphiti_session_tracking.config import private_folder, write_private
 from graphiti_session_tracking.graph.backends import Backend, open_backend
 from graphiti_session_tracking.graph.queries import run_query
 from graphiti_session_tracking.redact import Gate
@@ -120,11 +119,7 @@ def save(recap: Recap) -> Path:
     """Keep the recap where the SessionStart hook reads it (readable by the user only)."""
     path = recap_file(recap.group_id)
     private_folder(path.parent)
-    temporary = path.with_name(path.name + ".tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(recap.markdown)
-    os.replace(temporary, path)
+    write_private(path, recap.markdown)
     return path
 
 

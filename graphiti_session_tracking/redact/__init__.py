@@ -4,4 +4,4 @@ tokens.py) and the one output gate every way out passes through (gate.py)."""
 from .gate import Gate, strip_controls
 from .redactor import Redactor, is_secret_key, redact_mapping, redact_pasted_tokens
 
-__all__ = ["Gate", "Redactor", "strip_controls", "is_secret_key", "redact_mapping", "redact_pasted_tokens"]
+__all__ = ["Gate", "Redactor", "is_secret_key", "redact_mapping", "redact_pasted_tokens", "strip_controls"]

@@ -468,7 +468,9 @@ _PASTED = re.compile(
     r"[0-9a-fA-F]{32}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
     r"|(?=[A-Za-z0-9_.+/=-]*\d)(?=[A-Za-z0-9_.+/=-]*[A-Za-z])[A-Za-z0-9_.+/=-]{20,512}"
 )
-_PASTED_LINE = re.compile(r"^(?P<pre>[ \t]*[\"'`]?)(?P<val>[^\s\"'`]{20,512})(?P<post>[\"'`]?[ \t]*)$", re.MULTILINE)
+_PASTED_LINE = re.compile(
+    r"^(?P<pre>[ \t]*[\"'`]?)(?P<val>[^\s\"'`]{20,512})(?P<post>[\"'`]?[ \t]*)$", re.MULTILINE
+)
 
 
 def _pasted_token(value: str) -> bool:

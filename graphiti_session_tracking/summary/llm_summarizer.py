@@ -35,7 +35,7 @@ from .prompts import PromptTemplate, resolve_template
 if TYPE_CHECKING:  # graphiti-core is imported when an LLM is configured, not before
     from graphiti_core.llm_client.client import LLMClient
 
-    from graphiti_session_tracking.llm import LLMMeter  # noqa: F401
+    from graphiti_session_tracking.llm import LLMMeter
 
 SYSTEM_PROMPT = (
     "You summarize coding-agent sessions for a knowledge graph that people later ask: what did we "

@@ -33,7 +33,13 @@ async def summarize_session(
     meter = summarizer.meter if summarizer is not None else None
     if meter is not None:
         meter.start_session()  # the budget and the counts are per session, classification included
-    signals, kinds = await _classify(classifier, session.tool_calls)
+    if meter is not None:  # the summary matters more than classifying unknown tools
+        calls, tokens = meter.session_room()
+        held = (1 if calls is not None else 0, min(8_000, tokens * 2 // 3) if tokens is not None else 0)
+        with meter.holding_back(*held):
+            signals, kinds = await _classify(classifier, session.tool_calls)
+    else:
+        signals, kinds = await _classify(classifier, session.tool_calls)
     vector = ActivityDetector().detect(session, signals)
     offline = extract_summary(session).model_copy(
         update={"activity_vector": vector, "tools_used": _tool_uses(kinds) or None}

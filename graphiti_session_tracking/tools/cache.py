@@ -18,12 +18,13 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
+
+from graphiti_session_tracking.config import open_private, private_folder, write_private
 
 from .model import Verdict
 
@@ -183,25 +184,14 @@ class ClassificationCache:
             "exact": {k: v.model_dump(mode="json") for k, v in sorted(exact.items())},
             "pattern": {k: v.model_dump(mode="json") for k, v in sorted(pattern.items())},
         }
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(payload, handle, indent=1, ensure_ascii=False)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        write_private(path, json.dumps(payload, indent=1, ensure_ascii=False), fsync=True)
 
     @staticmethod
     @contextlib.contextmanager
     def _locked(path: Path) -> Iterator[None]:
         """Exclusive lock on `<file>.lock` (the data file itself is replaced, so cannot hold one)."""
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        lock_fd = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
-        with os.fdopen(lock_fd, "r+") as lock:
+        private_folder(path.parent)
+        with open_private(path.with_name(path.name + ".lock"), "a") as lock:
             fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
             try:
                 yield

@@ -54,7 +54,9 @@ async def test_one_call_and_offline_facts_win(fake_openai: FakeOpenAI) -> None:
     assert summary.objective == ANSWER["objective"]
     assert summary.key_decisions is not None and summary.key_decisions[0].alternatives == ["PyO3"]
     # the model's own guess is not kept: the confidence says how much the session's words carry it
-    assert summary.key_decisions[0].confidence is not None and 0.5 <= summary.key_decisions[0].confidence <= 0.9
+    assert (
+        summary.key_decisions[0].confidence is not None and 0.5 <= summary.key_decisions[0].confidence <= 0.9
+    )
     assert summary.files_modified == offline.files_modified  # the transcript's own facts are kept
     assert summary.message_count == offline.message_count and summary.session_id == offline.session_id
     assert summary.next_steps == ["Publish the crate"]
@@ -182,7 +184,14 @@ def _evidence_session(tmp_path: Any) -> Any:
     builder.think("The batch API would avoid one round trip per row; the streaming one keeps memory flat.")
     builder.call(
         "AskUserQuestion",
-        {"questions": [{"question": "Which API should the importer use?", "options": [{"label": "Batch API"}, {"label": "Streaming API"}]}]},
+        {
+            "questions": [
+                {
+                    "question": "Which API should the importer use?",
+                    "options": [{"label": "Batch API"}, {"label": "Streaming API"}],
+                }
+            ]
+        },
         'User has answered your questions: "Which API should the importer use?"="Streaming API".',
     )
     noisy = "\n".join(f"  at frame_{i} (lib.js:{i})" for i in range(40))
@@ -191,8 +200,14 @@ def _evidence_session(tmp_path: Any) -> Any:
         f"PASS src/a.test.ts\n{noisy}\nFAIL src/importer.test.ts\n  TypeError: rows.map is not a function\nTests: 1 failed, 1 passed",
         is_error=True,
     )
-    builder.call("Task", {"description": "Research the streaming API limits"}, "The streaming API caps at 500 rows a second.")
-    builder.bash("python etl.py", "Loaded 10 rows\nERROR: duplicate key value violates unique constraint\ndone")
+    builder.call(
+        "Task",
+        {"description": "Research the streaming API limits"},
+        "The streaming API caps at 500 rows a second.",
+    )
+    builder.bash(
+        "python etl.py", "Loaded 10 rows\nERROR: duplicate key value violates unique constraint\ndone"
+    )
     return builder.read(tmp_path)
 
 
@@ -203,7 +218,9 @@ async def test_the_prompt_carries_the_evidence(fake_openai: FakeOpenAI, tmp_path
     (call,) = fake_openai.calls("/chat/completions")
     prompt = call.body["messages"][-1]["content"]
     assert "Assistant (thinking): The batch API would avoid one round trip" in prompt
-    assert "Which API should the importer use?" in prompt and '"Streaming API"' in prompt  # question and answer
+    assert (
+        "Which API should the importer use?" in prompt and '"Streaming API"' in prompt
+    )  # question and answer
     assert "Batch API" in prompt  # the options, not 40 characters of them
     assert "TypeError: rows.map is not a function" in prompt and "FAIL src/importer.test.ts" in prompt
     assert "frame_17" not in prompt  # stack frames are not failing lines
@@ -215,7 +232,9 @@ async def test_the_budget_is_never_exceeded_and_says_when_it_cuts(fake_openai: F
     fake_openai.default_reply.content = json.dumps(ANSWER)
     session = read_transcript(PORT)
     meter = LLMMeter(session_calls=2, session_input_tokens=3_500)
-    summary = await summarize_session(session, summarizer=_metered(fake_openai, meter, max_prompt_chars=48_000))
+    summary = await summarize_session(
+        session, summarizer=_metered(fake_openai, meter, max_prompt_chars=48_000)
+    )
     calls = fake_openai.calls("/chat/completions")
     sent = sum(len(m["content"]) for c in calls for m in c.body["messages"])
     assert 1 <= len(calls) <= 2 and (sent + 3) // 4 <= 3_500
@@ -235,7 +254,9 @@ async def test_a_run_budget_leaves_later_sessions_offline_and_says_so(fake_opena
     assert any("LLM budget used up" in note for note in second.notes or [])
 
 
-async def test_the_models_rows_are_merged_with_the_offline_ones(fake_openai: FakeOpenAI, tmp_path: Any) -> None:
+async def test_the_models_rows_are_merged_with_the_offline_ones(
+    fake_openai: FakeOpenAI, tmp_path: Any
+) -> None:
     session = _evidence_session(tmp_path)
     offline = extract_summary(session)
     user_choice = next(d for d in offline.key_decisions or [] if d.by == "user")
@@ -246,7 +267,9 @@ async def test_the_models_rows_are_merged_with_the_offline_ones(fake_openai: Fak
                 {"decision": "Use the Streaming API for the importer", "rationale": "keeps memory flat"},
                 {"decision": "Retry the nightly job twice on failure", "rationale": "", "by": "assistant"},
             ],
-            "errors_resolved": [{"error": "TypeError: rows.map is not a function", "root_cause": "rows was a dict"}],
+            "errors_resolved": [
+                {"error": "TypeError: rows.map is not a function", "root_cause": "rows was a dict"}
+            ],
             "config_changes": [
                 {"file": "made/up.toml", "setting": "x", "new_value": "1"},
             ],
@@ -256,7 +279,9 @@ async def test_the_models_rows_are_merged_with_the_offline_ones(fake_openai: Fak
     decisions = summary.key_decisions or []
     kept = [d for d in decisions if d.decision == user_choice.decision and d.by == "user"]
     assert kept and kept[0].rationale == "keeps memory flat"  # word for word, the model's reason added
-    assert not any(d.decision == "Use the Streaming API for the importer" for d in decisions)  # a duplicate of it
+    assert not any(
+        d.decision == "Use the Streaming API for the importer" for d in decisions
+    )  # a duplicate of it
     added = next(d for d in decisions if d.decision.startswith("Retry the nightly job"))
     assert added.by == "assistant" and added.confidence is not None and 0.5 <= added.confidence < 0.9
     errors = summary.errors_resolved or []
@@ -264,14 +289,23 @@ async def test_the_models_rows_are_merged_with_the_offline_ones(fake_openai: Fak
     assert not any(c.file == "made/up.toml" for c in summary.config_changes or [])  # not a file it edited
 
 
-async def test_the_classification_call_counts_in_the_sessions_cost(fake_openai: FakeOpenAI, tmp_path: Any) -> None:
+async def test_the_classification_call_counts_in_the_sessions_cost(
+    fake_openai: FakeOpenAI, tmp_path: Any
+) -> None:
     from graphiti_session_tracking.tools import UnifiedToolClassifier
 
     builder = TranscriptBuilder(cwd="/work/app")
     builder.user("Frobnicate the widgets.")
     builder.call("mcp__zorblax__frobnicate", {"target": "widgets"}, "ok")
     session = builder.read(tmp_path)
-    verdict = {"id": 0, "intent": "execute", "domain": "unknown", "confidence": 0.5, "reasoning": "r", "activity_signals": {}}
+    verdict = {
+        "id": 0,
+        "intent": "execute",
+        "domain": "unknown",
+        "confidence": 0.5,
+        "reasoning": "r",
+        "activity_signals": {},
+    }
     fake_openai.reply_json({"classifications": [verdict]})
     fake_openai.reply_json(ANSWER)
     summarizer = _metered(fake_openai, LLMMeter())
