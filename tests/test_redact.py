@@ -414,3 +414,13 @@ def test_no_word_of_the_fixtures_prose_is_redacted() -> None:
             words += len(message.text.split())
             assert redactor.redact(message.text) == message.text, transcript.name
     assert words > 1000
+
+
+def test_an_env_template_keeps_its_placeholders_but_not_a_real_token() -> None:
+    """`.env.example` holds placeholders meant to be read; a real-looking token in it still goes."""
+    r = Redactor()
+    text = "DATABASE_URL=postgres://localhost/app\nWEBHOOK_ROUTE=set-me-in-prod-01\nGITHUB_TOKEN=ghp_16C7e42F292c6912E7710c838347Ae178B4a\n"
+    out = r.redact(text, context="/p/.env.example")
+    assert "WEBHOOK_ROUTE=set-me-in-prod-01" in out and "DATABASE_URL=postgres://localhost/app" in out
+    assert "ghp_16C7" not in out
+    assert "WEBHOOK_ROUTE=[REDACTED" in r.redact(text, context="/p/.env")  # a real .env: every value

@@ -239,10 +239,17 @@ def is_secret_key(name: str) -> bool:
     return _SECRET_NAME.fullmatch(norm) is not None
 
 
+_ENV_TEMPLATES = (".example", ".sample", ".template", ".dist", ".defaults", ".tmpl")
+
+
 def _is_env_file(context: str | None) -> bool:
+    """A `.env` file whose every value may be a secret; a template of one (`.env.example`) holds
+    placeholders meant to be read, and keeps them unless a key or token rule says otherwise."""
     if not context:
         return False
     name = posixpath.basename(context.replace("\\", "/"))
+    if name.lower().endswith(_ENV_TEMPLATES):
+        return False
     return name in {".env", ".envrc"} or name.startswith(".env.") or name.endswith(".env")
 
 

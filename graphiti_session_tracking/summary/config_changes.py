@@ -194,12 +194,16 @@ _CONFIG_JSON = frozenset(
 )
 
 
-def _is_config_json(lower: str) -> bool:
+def _is_config_json(lower: str, folders: set[str] | frozenset[str] = frozenset()) -> bool:
+    """Named as configuration, or a manifest that describes the project to a tool (a plugin,
+    an extension, a marketplace entry, an MCP server list), or kept in a tool's dot-folder
+    (`.vscode/`, `.claude-plugin/`, `.devcontainer/`)."""
     return (
         lower in _CONFIG_JSON
         or lower.startswith(("tsconfig", "settings"))
         or lower.endswith(("rc.json", ".config.json"))
-        or "config" in lower
+        or any(word in lower for word in ("config", "manifest", "plugin", "extension", "marketplace", "mcp"))
+        or any(folder.startswith(".") and folder not in (".", "..") for folder in folders)
     )
 
 
@@ -223,8 +227,14 @@ def config_parser(path: str) -> Callable[[str], Settings] | None:
         return parse_toml
     if lower.endswith((".yaml", ".yml")):
         return parse_yaml
-    if (lower.endswith((".json", ".jsonc")) or lower in _CONFIG_JSON) and _is_config_json(lower):
+    if (lower.endswith((".json", ".jsonc")) or lower in _CONFIG_JSON) and _is_config_json(lower, folders):
         return parse_json
+    if (
+        lower == "pom.xml"
+        or lower.endswith((".csproj", ".fsproj", ".vbproj"))
+        or lower == "directory.build.props"
+    ):
+        return parse_xml
     if lower.endswith((".ini", ".cfg", ".conf")) or lower in (
         ".editorconfig",
         ".npmrc",
@@ -317,8 +327,11 @@ def _new_ancestor(key: str, other: Settings) -> str:
 
 
 def _summary_of(keys: list[str], block: str, settings: Settings) -> str:
-    names = sorted({k[len(block) + 1 :].split(".")[0] for k in keys if k.startswith(block + ".")})
-    return f"{len(keys)} settings: {', '.join(names)}" if names else f"{len(keys)} settings"
+    """A block's settings with their values (`name=demo; version=1.0; …`, cut at VALUE_LIMIT)."""
+    pairs = [
+        f"{k[len(block) + 1 :]}={settings[k]}" for k in keys if k.startswith(block + ".") and k in settings
+    ]
+    return "; ".join(pairs) if pairs else f"{len(keys)} settings"
 
 
 def _list_difference(old: Settings, new: Settings, list_key: str) -> tuple[list[str], list[str]]:
@@ -667,6 +680,49 @@ def _yaml_lines(text: str) -> Settings:
 
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
+
+
+def parse_xml(text: str) -> Settings:
+    """Maven and MSBuild project files: properties, the project's own coordinates, and each
+    dependency, plugin or package reference keyed by its name (`dependencies.org.x:lib` = its
+    version), so an added or bumped dependency is one setting. Unparseable XML gives nothing."""
+    import xml.etree.ElementTree as ElementTree
+
+    try:
+        root = ElementTree.fromstring(text)
+    except ElementTree.ParseError:
+        return {}
+
+    def local(tag: str) -> str:
+        return tag.rsplit("}", 1)[-1]
+
+    def child(element: ElementTree.Element, name: str) -> str:
+        found = next((c for c in element if local(c.tag) == name), None)
+        return (found.text or "").strip() if found is not None else ""
+
+    settings: Settings = {}
+    for element in root:
+        name = local(element.tag)
+        if name in ("groupId", "artifactId", "version", "packaging", "name") and (element.text or "").strip():
+            settings[name] = (element.text or "").strip()
+        elif name in ("properties", "PropertyGroup"):
+            for prop in element:
+                settings[f"properties.{local(prop.tag)}"] = (prop.text or "").strip()
+    for element in root.iter():
+        name = local(element.tag)
+        if name in ("dependency", "plugin") and child(element, "artifactId"):
+            coordinates = ":".join(p for p in (child(element, "groupId"), child(element, "artifactId")) if p)
+            section = "dependencies" if name == "dependency" else "plugins"
+            settings[f"{section}.{coordinates}"] = (
+                child(element, "version") or child(element, "scope") or "(managed)"
+            )
+        elif name == "PackageReference" and element.get("Include"):
+            settings[f"packages.{element.get('Include')}"] = element.get("Version") or child(
+                element, "Version"
+            )
+        elif name == "module" and (element.text or "").strip():
+            settings[f"modules.{(element.text or '').strip()}"] = "module"
+    return settings
 
 
 def parse_json(text: str) -> Settings:

@@ -260,7 +260,7 @@ def test_a_new_block_is_one_record_and_a_single_new_setting_stays_itself() -> No
     nested = "jobs:\n  test:\n    runs-on: ubuntu\n"
     more = nested + "  lint:\n    runs-on: ubuntu\n    timeout-minutes: 5\n"
     assert list(diff_settings(parse_yaml(nested), parse_yaml(more))) == [
-        ("jobs.lint", None, "2 settings: runs-on, timeout-minutes")
+        ("jobs.lint", None, "runs-on=ubuntu; timeout-minutes=5")
     ]
 
 
@@ -307,7 +307,7 @@ def test_a_new_job_with_its_steps_is_one_record() -> None:
         + "  build:\n    runs-on: ubuntu\n    steps:\n      - uses: actions/checkout@v4\n      - run: make\n"
     )
     assert list(diff_settings(parse_yaml(before), parse_yaml(after))) == [
-        ("jobs.build", None, "3 settings: runs-on, steps[0], steps[1]")
+        ("jobs.build", None, "runs-on=ubuntu; steps[0].uses=actions/checkout@v4; steps[1].run=make")
     ]
 
 
@@ -357,9 +357,9 @@ def test_a_new_toml_file_is_one_record_per_table(tmp_path: Path) -> None:
     changes = extract_config_changes(t.read(tmp_path))
 
     assert [(c.setting, c.new_value) for c in changes] == [
-        ("tool.black", "2 settings: line-length, target-version"),
-        ("tool.mypy", "2 settings: python_version, warn_return_any"),
-        ("tool.coverage.run", "2 settings: branch, source"),
+        ("tool.black", 'line-length=100; target-version=["py311"]'),
+        ("tool.mypy", "python_version=3.11; warn_return_any=true"),
+        ("tool.coverage.run", 'source=["scripts"]; branch=true'),
     ]
 
 
@@ -378,3 +378,30 @@ def test_whole_files_are_read_by_their_formats_library_and_fragments_by_lines() 
     assert parse_toml("line-length = 100\n[broken") == {"line-length": "100"}  # the line scan
     assert parse_ini("[flake8]\nMax-Line-Length = 100\n") == {"flake8.Max-Line-Length": "100"}
     assert parse_ini("root = true\n[*.py]\nindent_size = 4\n") == {"root": "true", "*.py.indent_size": "4"}
+
+
+def test_a_new_block_names_its_values_and_a_maven_dependency_is_one_setting(tmp_path: Path) -> None:
+    """A reader writes a new block down with its values, not as "N settings: a, b"; a pom.xml
+    dependency added or bumped is one row keyed by its coordinates."""
+    pom = (
+        '<project xmlns="http://maven.apache.org/POM/4.0.0"><artifactId>app</artifactId><version>1.0</version>'
+        "<properties><java.version>17</java.version></properties><dependencies>"
+        "<dependency><groupId>org.slf4j</groupId><artifactId>slf4j-api</artifactId><version>2.0.9</version></dependency>"
+        "</dependencies></project>"
+    )
+    bumped = pom.replace("2.0.9", "2.0.13").replace(
+        "</dependencies>",
+        "<dependency><groupId>com.google.guava</groupId><artifactId>guava</artifactId><version>33.0.0-jre</version>"
+        "</dependency></dependencies>",
+    )
+    t = TranscriptBuilder()
+    t.user("Bump the logging library and add guava.")
+    t.edit("pom.xml", pom, bumped, original=pom)
+    t.write(".claude-plugin/plugin.json", '{"name": "demo", "version": "0.1.0", "author": {"name": "Ann"}}')
+    changes = {
+        (c.file, c.setting): (c.old_value, c.new_value) for c in extract_config_changes(t.read(tmp_path))
+    }
+    assert changes[("pom.xml", "dependencies.org.slf4j:slf4j-api")] == ("2.0.9", "2.0.13")
+    assert changes[("pom.xml", "dependencies.com.google.guava:guava")] == (None, "33.0.0-jre")
+    assert changes[(".claude-plugin/plugin.json", "name")] == (None, "demo")  # a tool's manifest is config
+    assert changes[(".claude-plugin/plugin.json", "author.name")] == (None, "Ann")

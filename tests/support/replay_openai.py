@@ -3,8 +3,8 @@ OpenAI-compatible server (the fake one), so that the LLM path is measured and te
 hosted model.
 
 A request is known by the digest of its messages (role and content, as sent: redacted). The store
-is two JSONL files in one folder: `requests.jsonl` (`key`, `session`, `messages`, `schema`: what a
-reader must answer, written when a request has no answer yet) and `answers.jsonl` (`key`,
+is JSONL files in one folder: `requests.jsonl` (`key`, `session`, `messages`, `schema`: what a
+reader must answer, written when a request has no answer yet) and `answers*.jsonl` (`key`,
 `answer`: the JSON object the model returned). A request without an answer is recorded and
 answered with an HTTP 500, so the tool falls back as it would on a failure; a later run, once it
 is answered, gets the answer. The figures this gives are an upper bound: a strong reader answered
@@ -71,7 +71,8 @@ class ReplayOpenAI(FakeOpenAI):
 
 
 def load_answers(store: Path) -> dict[str, Any]:
-    return {row["key"]: row["answer"] for row in _rows(store / "answers.jsonl")}
+    """Every recorded answer (`answers*.jsonl`: several readers may answer in files of their own)."""
+    return {row["key"]: row["answer"] for path in sorted(store.glob("answers*.jsonl")) for row in _rows(path)}
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:
