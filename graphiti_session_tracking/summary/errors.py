@@ -52,7 +52,11 @@ _COMMAND_TOOLS = frozenset({"Bash", "PowerShell"})
 _NOT_AN_ERROR = re.compile(
     r"doesn't want to proceed|user rejected|rejected by the user|\[Request interrupted|"
     r"was interrupted by the user|Command running in background|was blocked\. For security|"
-    r"^Sibling tool call errored",
+    r"^Sibling tool call errored|Permission for this action (?:was|has been) denied|"
+    r"permission to use \S+ has been denied|denied by the Claude Code auto mode|"
+    # the user's own Claude Code hooks failing: their setup, not the session's work
+    r"\b(?:PreToolUse|PostToolUse|UserPromptSubmit|Stop|SubagentStop|SessionStart|SessionEnd|PreCompact)"
+    r"(?::\w+)? hook\b|non-blocking status code|hook (?:error|execution|command) ",
     re.IGNORECASE,
 )
 _TIMED_OUT = re.compile(r"\A\s*Command timed out")
@@ -94,7 +98,8 @@ _WARNING = re.compile(
 # Looking around that found nothing: not the work failing.
 _HICCUP = re.compile(
     r"no such file or directory|no matches found|cannot access|not a directory|is a directory|"
-    r"command not found|is not recognized as|not found in file|No changes to make",
+    r"command not found|is not recognized as|not found in file|No changes to make|"
+    r"No local changes to save|nothing to commit|nothing added to commit|Already up to date|No stash entries",
     re.IGNORECASE,
 )
 # Signs of failure in the output of a command whose exit code a pipe may have hidden.

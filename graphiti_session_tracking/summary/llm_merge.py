@@ -7,7 +7,8 @@
   and its precision there is higher. A model's decision gets a confidence from how much of it the
   session's own words carry (0.5 to 0.9) and `by` only when the model names user or assistant.
 - Errors: the offline rows hold the failing line as printed and stay; the model's are added unless
-  they are the same error (then its root cause and fix fill the offline row's empty fields).
+  they are the same error (then its root cause and fix fill the offline row's empty fields, and its
+  fix replaces one that only lists the files edited and commands run).
 - Config changes: values read from the edits win; the model adds a row only for a setting of a
   file the session edited that the offline rows do not have.
 """
@@ -20,6 +21,8 @@ from collections.abc import Iterable
 from .model import ConfigChange, DecisionRecord, ErrorResolution
 
 STRUCTURAL = 0.8  # offline confidence of decisions read from structure (summary/decisions.py)
+# An offline fix that only lists what was touched ("Edited a.go; ran `make`"): the model's says what.
+_BARE_FIX = re.compile(r"^(?:(?:Edited|Wrote|Ran|Re-ran) [^;]+(?:; |$))+$")
 _WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-/]{2,}")
 _STOP = frozenset(
     [
@@ -116,7 +119,8 @@ def merge_errors(
         filled = {
             name: getattr(error, name)
             for name in ("root_cause", "fix", "verification")
-            if not getattr(row, name) and getattr(error, name)
+            if getattr(error, name)
+            and (not getattr(row, name) or (name == "fix" and _BARE_FIX.match(row.fix)))
         }
         if filled:
             kept[twin] = row.model_copy(update=filled)

@@ -56,6 +56,7 @@ DEFAULT_THRESHOLD = 0.3
 # Fields the transcript states exactly (summary/files.py, test_runs.py, the tool classifier): they
 # weigh a session's activity but are never asked of the model, whose answer has no place for them.
 READ_FROM_TRANSCRIPT = frozenset({"files_modified", "test_results", "mcp_tools_used"})
+ALWAYS_ASKED = ("key_decisions", "errors_resolved")
 
 
 def compute_extraction_priority(field: str, activity: ActivityVector) -> float:
@@ -80,7 +81,9 @@ def dynamic_extraction_instructions(activity: ActivityVector, threshold: float =
     empty list, so that the model is never asked for nothing.
     """
     fields = [f for f in get_extraction_fields(activity, threshold) if f not in READ_FROM_TRANSCRIPT]
-    fields = fields or ["completed_tasks", "key_decisions", "next_steps"]
+    fields = fields or ["completed_tasks", "next_steps"]
+    # Decisions and errors are what people ask the graph for: asked of every session.
+    fields += [f for f in ALWAYS_ASKED if f not in fields]
     lines = [
         "Always: objective (1-2 sentences) and outcome (completed, blocked, in_progress or abandoned).",
         "Files, test results and MCP tools are read from the transcript itself: do not list them.",

@@ -40,8 +40,9 @@ class ReplayOpenAI(FakeOpenAI):
         self._known_requests = {row["key"] for row in _rows(store / "requests.jsonl")}
         self._write_lock = threading.Lock()
 
-    def _next_reply(self) -> Reply:  # never used: every answer comes from the store
-        return Reply(content="{}", status=500)
+    def _next_reply(self) -> Reply:  # the store's answer, queued by `_answer` just before
+        with self._lock:
+            return self._replies.popleft() if self._replies else Reply(content="{}", status=500)
 
     def _answer(self, path: str, body: dict[str, Any]) -> tuple[int, str, dict[str, str]]:
         if not path.endswith("/chat/completions"):
