@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .tokens import LONGEST_GROUP, token_rules
+from .tokens import GLUED, LONGEST_GROUP, token_rules
 
 __all__ = ["Redactor", "is_secret_key", "redact_mapping", "redact_pasted_tokens"]
 
@@ -304,7 +304,7 @@ class Redactor:
             group = 1 if pattern.groups else 0
             text = pattern.sub(self._group_replacer(kind, group), text)
         for kind, pattern, group in token_rules():
-            text = pattern.sub(self._group_replacer(kind, group), text)
+            text = pattern.sub(self._token_replacer(kind, group), text)
         text = _URL_CREDENTIALS.sub(self._group_replacer("password", 3), text)
         text = _AUTH_HEADER.sub(self._auth_replace, text)
         text = _BEARER.sub(self._group_replacer("bearer-token", 1), text)
@@ -363,6 +363,15 @@ class Redactor:
         if secret in self._allow_exact:
             return True
         return self._allow_re is not None and self._allow_re.fullmatch(secret) is not None
+
+    def _token_replacer(self, kind: str, group: int) -> Callable[[re.Match[str]], str]:
+        def replace(match: re.Match[str]) -> str:
+            start = match.start()
+            if start and match.string[start - 1] in GLUED:
+                return match.group(0)  # the end of a longer word, not a token
+            return self._replace_group(match, group, kind)
+
+        return replace
 
     def _group_replacer(self, kind: str, group: int) -> Callable[[re.Match[str]], str]:
         def replace(match: re.Match[str]) -> str:
