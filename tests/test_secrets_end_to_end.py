@@ -363,7 +363,7 @@ async def _mcp_answers(args: list[str], env: dict[str, str], cwd: Path) -> str:
 
 def test_every_way_out_is_clean(tmp_path: Path) -> None:
     """40 kinds in every place of a transcript; every way out a person or Claude reads: the CLI's
-    queries, search, summarize and recap (at a large budget), the SessionEnd ingest and what
+    queries, search, summarize, classify-tools and recap (at a large budget), the SessionEnd ingest and what
     SessionStart prints, the MCP server's answers, hooks.log; and every file on disk."""
     import asyncio
 
@@ -402,6 +402,7 @@ def test_every_way_out_is_clean(tmp_path: Path) -> None:
     run("recap", "--budget", "20000", *db)
     for fmt in ("markdown", "json"):
         run("summarize", str(transcript), "--format", fmt)
+    run("classify-tools", str(transcript), "--json")
     shown["mcp"] = asyncio.run(_mcp_answers(db, env, project))
 
     assert "[REDACTED:" in shown["recap --budget 20000 " + " ".join(db)]

@@ -9,6 +9,8 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from graphiti_session_tracking.redact import Gate
+
 from .app import main
 from .shell import UsageFailure, config_option, llm_option, load, run, warn
 
@@ -36,7 +38,8 @@ def classify_tools(transcript: Path, use_llm: bool | None, as_json: bool, config
         session = read_transcript(transcript)
     except TranscriptNotFoundError as exc:
         raise UsageFailure(str(exc)) from exc
-    classifier = build_pipeline(config, use_llm=use_llm).summarizers().classifier
+    built = build_pipeline(config, use_llm=use_llm)
+    classifier = built.summarizers().classifier
     assert classifier is not None
     results = run(classifier.classify_session(session.tool_calls))
     warn([*(str(p) for p in session.problems), *classifier.problems])
@@ -53,6 +56,7 @@ def classify_tools(transcript: Path, use_llm: bool | None, as_json: bool, config
         }
         for call, result in zip(session.tool_calls, results, strict=True)
     ]
+    rows = Gate(built.redactor).data(rows)  # reasons may quote a command: through the gate
     stats = classifier.stats.as_dict()
     if as_json:
         click.echo(json.dumps(rows, indent=2))
@@ -62,15 +66,15 @@ def classify_tools(transcript: Path, use_llm: bool | None, as_json: bool, config
     table = Table(title=f"{len(rows)} tool calls in {transcript.name}")
     for column in ("line", "tool", "intent", "domain", "confidence", "source", "signals"):
         table.add_column(column)
-    for call, result in zip(session.tool_calls, results, strict=True):
-        signals = ", ".join(f"{k} {v:.2f}" for k, v in result.activity_signals.items() if v)
+    for row in rows:
+        signals = ", ".join(f"{k} {v:.2f}" for k, v in row["activity_signals"].items() if v)
         table.add_row(
-            str(call.line),
-            call.name,
-            result.intent.value,
-            result.domain.value,
-            f"{result.confidence:.2f}",
-            result.source,
+            str(row["line"]),
+            row["tool_name"],
+            row["intent"],
+            row["domain"],
+            f"{row['confidence']:.2f}",
+            row["source"],
             signals,
         )
     console.print(table)

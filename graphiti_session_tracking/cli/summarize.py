@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from graphiti_session_tracking.redact import Gate
+
 from .app import main
 from .shell import UsageFailure, config_option, llm_option, load, run, warn
 
@@ -49,7 +51,8 @@ def summarize(transcript: Path, fmt: str, use_llm: bool | None, config_path: Pat
     summary = run(summarize_session(session, made.classifier, made.summarizer, sessions.redactor))
     problems = made.classifier.problems if made.classifier is not None else []
     warn([*(str(p) for p in session.problems), *problems, *(summary.notes or [])])
+    gate = Gate(sessions.redactor)  # what is printed passes the output gate, like every way out
     if fmt == "json":
-        click.echo(summary.model_dump_json(indent=2, exclude_none=True))
+        click.echo(gate.text(summary.model_dump_json(indent=2, exclude_none=True)))
     else:
-        click.echo(summary.to_markdown(), nl=False)
+        click.echo(gate.text(summary.to_markdown()), nl=False)

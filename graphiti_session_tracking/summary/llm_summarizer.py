@@ -54,7 +54,9 @@ SYSTEM_PROMPT = (
     "approved plan. State the choice in one sentence, the rationale as stated (empty when none), "
     "the alternatives as whole phrases, and `by` (user or assistant). Not decisions: doing exactly "
     "what the user asked, a diagnosis, a step of a fix, a heading or cut-off sentence, quoted "
-    "documents, formulas, to-do items."
+    "documents, formulas, to-do items. One record per choice, the final one when it changed.\n"
+    "Write in the session's own words: keep the names it used (options, identifiers, files, flags, "
+    "commands, values) exactly as written, so a reader can find the record's source."
 )
 # Characters of the narrative kept for what an earlier part of the session found.
 _CARRIED = 1_500
