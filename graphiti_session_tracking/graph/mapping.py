@@ -58,9 +58,15 @@ class SessionGraph:
         return len(self.edges) + len(self.mentions)
 
 
+_COST = {"llm_calls", "llm_input_tokens", "llm_output_tokens"}
+
+
 def content_hash(summary: EnhancedSessionSummary) -> str:
-    """Hash of the summary's content: equal hashes mean nothing to write."""
-    return hashlib.sha256(summary.model_dump_json(exclude_none=True).encode("utf-8")).hexdigest()
+    """Hash of the summary's content: equal hashes mean nothing to write. What the LLM cost is
+    not content (the same summary costs no classification call when another process had just
+    cached the tool's class), so it neither bumps a version nor rewrites a session."""
+    text = summary.model_dump_json(exclude_none=True, exclude=_COST)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def short_id(session_id: str) -> str:

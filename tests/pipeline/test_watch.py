@@ -443,6 +443,23 @@ def generated_transcripts(folder: Path) -> set[str]:
     return ids
 
 
+_COST = ("llm_calls", "llm_input_tokens", "llm_output_tokens")
+
+
+def without_cost(state: dict[str, Any]) -> dict[str, Any]:
+    """A group's dump without the LLM's cost of each session (which is not in its content hash)."""
+    nodes = []
+    for node in state["nodes"]:
+        props = {k: v for k, v in node["props"].items() if k not in _COST}
+        if "Episodic" in node["labels"] and props.get("content", "").startswith("{"):
+            content = json.loads(props["content"])
+            props["content"] = json.dumps(
+                {k: v for k, v in content.items() if k not in _COST}, sort_keys=True
+            )
+        nodes.append({**node, "props": props})
+    return {**state, "nodes": nodes}
+
+
 async def full_dump(config: GraphConfig) -> dict[str, Any]:
     async with open_backend(config) as backend:
         groups = await backend.list_groups()
@@ -511,10 +528,11 @@ def test_two_ingests_and_a_watch_at_once_equal_one_ingest(graph_config: GraphCon
         assert single.returncode == 0, single.stderr
         reference = asyncio.run(full_dump(reference_config))
 
-    # No duplicate and no lost node or edge: every property of every record equals the reference.
+    # No duplicate and no lost node or edge: every property of every record equals the reference,
+    # but for what the LLM cost (a tool class another process had just cached costs no call).
     assert sorted(concurrent) == sorted(reference)
     for group in reference:
-        assert concurrent[group] == reference[group], group
+        assert without_cost(concurrent[group]) == without_cost(reference[group]), group
     sessions = {
         node["props"]["session_id"]
         for state in concurrent.values()
