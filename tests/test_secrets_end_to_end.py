@@ -8,6 +8,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from conftest import backend_cli_args, cli
 from fake_openai import FakeOpenAI, llm_config
@@ -514,3 +515,62 @@ def test_false_positives_on_the_corpus_prose() -> None:
     print(f"ordinary words taken: {ordinary}; hashes or ids taken: {hashes}")
     assert not ordinary and not hashes and pasted == 0
     assert len(taken) <= 60  # the corpus's own example secrets (a redaction session's fixtures)
+
+
+def test_a_ledger_kept_under_older_rules_is_redacted_when_opened(tmp_path: Path) -> None:
+    """Sessions ingested by an earlier version sit in the ledger as that version redacted them
+    (HuggingFace and npm tokens in clear): the next open passes today's rules over them once; a
+    state of an older format is dropped (the next ingest reads that transcript whole)."""
+    import sqlite3
+
+    from graphiti_session_tracking.pipeline.ledger import Ledger
+    from graphiti_session_tracking.transcripts.state import decode_session, encode_session
+
+    transcript = seeded_transcript(tmp_path / "src")
+    session = read_transcript_of(transcript)
+    path = tmp_path / "ledger.sqlite"
+    with Ledger(path) as ledger:
+        ledger.record(
+            transcript, byte_offset=transcript.stat().st_size, session_id="s", group_id="g", summary_version=1
+        )
+        other = tmp_path / "other.jsonl"
+        other.write_text(transcript.read_text())
+        ledger.record(
+            other, byte_offset=other.stat().st_size, session_id="o", group_id="g", summary_version=1
+        )
+    with sqlite3.connect(path) as db:  # as an older version left it: rules of then, and an old format
+        db.execute(
+            "UPDATE sources SET session_state = ? WHERE path = ?",
+            (encode_session(session), str(transcript.resolve())),
+        )
+        db.execute("UPDATE sources SET session_state = ? WHERE path = ?", (b"GSP1old", str(other.resolve())))
+        db.execute("DELETE FROM meta")
+    before = decode_session(files_on_disk_raw(path, transcript))
+    assert any(KINDS["huggingface"][1] in m.text for m in before.messages)  # in clear, as then
+    with Ledger(path) as ledger:
+        state = ledger.session_state(transcript)
+        assert state is not None and ledger.session_state(other) is None
+    texts = "\n".join(m.text for m in state.messages) + json.dumps([c.input for c in state.tool_calls])
+    assert not _leaks(texts), _leaks(texts)
+    with sqlite3.connect(path) as db:
+        (raw,) = db.execute(
+            "SELECT session_state FROM sources WHERE path = ?", (str(transcript.resolve()),)
+        ).fetchone()
+    assert not _leaks("\n".join(m.text for m in decode_session(raw).messages))
+
+
+def read_transcript_of(path: Path) -> Any:
+    from graphiti_session_tracking.transcripts import read_transcript
+
+    return read_transcript(path)
+
+
+def files_on_disk_raw(path: Path, source: Path) -> bytes:
+    """The session state the ledger at `path` keeps for `source`, as stored."""
+    import sqlite3
+
+    with sqlite3.connect(path) as db:
+        (state,) = db.execute(
+            "SELECT session_state FROM sources WHERE path = ?", (str(source.resolve()),)
+        ).fetchone()
+    return bytes(state)

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graphiti_session_tracking.config import GRAPHITI_HOME, GraphConfig, open_private, private_folder
+from graphiti_session_tracking.redact import RULES_VERSION, Redactor
 from graphiti_session_tracking.transcripts import Session
-from graphiti_session_tracking.transcripts.state import StateError, decode_session
+from graphiti_session_tracking.transcripts.state import StateError, decode_session, encode_session
 
 _TAIL = 4096  # bytes before the read offset whose hash tells an append from a rewrite
 
@@ -39,6 +40,7 @@ CREATE TABLE IF NOT EXISTS sources (
     session_state BLOB
 )
 """
+_META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
 
 
 @dataclass(frozen=True)
@@ -117,11 +119,35 @@ class Ledger:
             try:
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute(_SCHEMA)
+                self._db.execute(_META)
                 break
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) or time.monotonic() > deadline:
                     raise
                 time.sleep(0.05)
+
+        self._redact_older_states()
+
+    def _redact_older_states(self) -> None:
+        """Session states kept under older redaction rules pass today's once (an older format
+        cannot be read back: it is dropped, which costs one full re-read): the ledger never
+        holds in clear what today's rules redact."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'redaction_rules'").fetchone()
+        if row is not None and int(row[0]) >= RULES_VERSION:
+            return
+        redactor = Redactor()
+        with self._transaction() as db:
+            states = db.execute("SELECT path, session_state FROM sources WHERE session_state IS NOT NULL")
+            for path, state in states.fetchall():
+                try:
+                    fresh: bytes | None = encode_session(decode_session(state), redactor.redact)
+                except StateError:
+                    fresh = None
+                db.execute("UPDATE sources SET session_state = ? WHERE path = ?", (fresh, path))
+            db.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('redaction_rules', ?)",
+                (str(RULES_VERSION),),
+            )
 
     def close(self) -> None:
         self._db.close()
