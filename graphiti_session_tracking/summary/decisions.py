@@ -38,7 +38,9 @@ The assistant's extended thinking is read like its text: a choice is often worde
 user is right - I should use X instead of Y"), while the visible text just acts on it.
 
 Several forms of one choice (a plan's approach, then "I'll use X instead of Y"; a question's answer,
-then the plan updated with it: half their content words shared) are one decision, the surest kept. A session keeps at most MAX_DECISIONS, the surest first.
+then the plan updated with it: half their content words shared) are one decision, the surest kept. A session keeps at most MAX_DECISIONS, the surest first, and none below
+MIN_CONFIDENCE (0.6): the 0.5 and 0.4 forms are read, so that a surer form of the same choice can
+take their place, but not kept.
 
 Not decisions: questions and offers ("should I…", "if you'd rather…"), the user's request restated
 by the assistant ("I'll help you redact secrets instead of blocking" after the user asked for
@@ -60,6 +62,10 @@ from ._sentences import Sentence, cut, plain, prose_lines, split_sentences
 from .model import DecisionRecord
 
 MAX_DECISIONS = 10
+# Forms below this are not recorded: an intention (0.5) or an action with its reason (0.4) was a
+# decision a careful reader counts in fewer than half the rows, on sessions the rules were written
+# on and on sessions nobody tuned for alike (bench/fidelity.py): precision first.
+MIN_CONFIDENCE = 0.6
 _DECISION_LIMIT = 300
 _RATIONALE_LIMIT = 300
 _ALTERNATIVE_WORDS = 8
@@ -87,8 +93,9 @@ class _Found:
     record: DecisionRecord
 
 
-def extract_decisions(session: Session) -> list[DecisionRecord]:
-    """At most MAX_DECISIONS decisions, near-duplicates dropped (the surer one kept), in transcript order."""
+def extract_decisions(session: Session, min_confidence: float = MIN_CONFIDENCE) -> list[DecisionRecord]:
+    """At most MAX_DECISIONS decisions of `min_confidence` or more, near-duplicates dropped (the
+    surer one kept), in transcript order."""
     found: list[_Found] = []
     for item in _every_form(session):
         key = _normalized(item.record.decision)
@@ -102,6 +109,7 @@ def extract_decisions(session: Session) -> list[DecisionRecord]:
             len(twin.record.decision),
         ):
             found[found.index(twin)] = item
+    found = [f for f in found if (f.record.confidence or 0) >= min_confidence]
     if len(found) > MAX_DECISIONS:  # keep the surest, then the earliest
         ranked = sorted(found, key=lambda f: (-(f.record.confidence or 0), f.line))[:MAX_DECISIONS]
         found = [f for f in found if f in ranked]

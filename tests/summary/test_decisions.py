@@ -27,7 +27,12 @@ from graphiti_session_tracking.summary.decisions import (
     is_decision,
 )
 from graphiti_session_tracking.summary.model import DecisionRecord
-from graphiti_session_tracking.transcripts import read_transcript
+from graphiti_session_tracking.transcripts import Session, read_transcript
+
+
+def read_decisions(session: Session) -> list[DecisionRecord]:
+    """Every form the rules read, the low-confidence ones included (they are read, not kept)."""
+    return extract_decisions(session, min_confidence=0.0)
 
 
 def _decisions(tmp_path: Path, *texts: str) -> list[DecisionRecord]:
@@ -35,7 +40,7 @@ def _decisions(tmp_path: Path, *texts: str) -> list[DecisionRecord]:
     t.user("Build the auth module.")
     for text in texts:
         t.say(text)
-    return extract_decisions(t.read(tmp_path))
+    return read_decisions(t.read(tmp_path))
 
 
 _QUESTION = {
@@ -60,7 +65,7 @@ def test_ask_user_question_answer(tmp_path: Path) -> None:
         'User has answered your questions: "Which signing algorithm should the tokens use?"="RS256 (Recommended)".',
         structured={"questions": [_QUESTION], "answers": answer},
     )
-    assert extract_decisions(t.read(tmp_path)) == [
+    assert read_decisions(t.read(tmp_path)) == [
         DecisionRecord(
             decision="Signing: RS256",
             rationale="Keys can rotate without redeploying",
@@ -79,7 +84,7 @@ def test_ask_user_question_answer_from_the_text_and_an_answer_of_the_users_own(t
         {"questions": [_QUESTION]},
         'User has answered your questions: "Which signing algorithm should the tokens use?"="ES256 with keys in KMS".',
     )
-    [record] = extract_decisions(t.read(tmp_path))
+    [record] = read_decisions(t.read(tmp_path))
     assert record.decision == "Signing: ES256 with keys in KMS"
     assert record.alternatives == ["RS256", "HS256", "EdDSA"]
     assert (record.confidence, record.by) == (ASKED, "user")
@@ -94,7 +99,7 @@ def test_unanswered_question_is_no_decision(tmp_path: Path) -> None:
         "The user wants to clarify these questions.",
         is_error=True,
     )
-    assert extract_decisions(t.read(tmp_path)) == []
+    assert read_decisions(t.read(tmp_path)) == []
 
 
 _PLAN = """# Plan: Make `evaluate` the default subcommand
@@ -119,7 +124,7 @@ def test_approved_plan(tmp_path: Path) -> None:
     t = TranscriptBuilder()
     t.user("Fix the cli.")
     t.call("ExitPlanMode", {"plan": _PLAN}, "User has approved your plan. You can now start coding.")
-    assert extract_decisions(t.read(tmp_path)) == [
+    assert read_decisions(t.read(tmp_path)) == [
         DecisionRecord(
             decision="Make evaluate the default command with isDefault: true rather than moving the options to the root",
             rationale="Running cli --url x fails because --url belongs to the evaluate subcommand",
@@ -136,7 +141,7 @@ def test_approved_plan(tmp_path: Path) -> None:
 def test_plan_to_implement_and_rejected_plan(tmp_path: Path) -> None:
     t = TranscriptBuilder()
     t.user("Implement the following plan:\n\n" + _PLAN)
-    [record] = extract_decisions(t.read(tmp_path))
+    [record] = read_decisions(t.read(tmp_path))
     assert record.confidence == PLANNED
 
     t = TranscriptBuilder()
@@ -147,7 +152,7 @@ def test_plan_to_implement_and_rejected_plan(tmp_path: Path) -> None:
         "The user doesn't want to proceed with this tool use. The tool use was rejected.",
         is_error=True,
     )
-    assert extract_decisions(t.read(tmp_path / "")) == []
+    assert read_decisions(t.read(tmp_path / "")) == []
 
 
 def test_plan_steps_that_give_their_reason(tmp_path: Path) -> None:
@@ -159,7 +164,7 @@ def test_plan_steps_that_give_their_reason(tmp_path: Path) -> None:
     )
     t = TranscriptBuilder()
     t.user("Implement the following plan:\n\n" + plan)
-    records = extract_decisions(t.read(tmp_path))
+    records = read_decisions(t.read(tmp_path))
     assert [(r.decision, r.rationale, r.alternatives, r.confidence) for r in records] == [
         ("Refactor to a hookSpec struct and a loop", "To avoid duplicating the logic", None, PLAN_STEP),
         ("Resolve the hook folder with dirname instead of a fixed path", "", ["fixed path"], PLAN_STEP),
@@ -174,7 +179,7 @@ def test_plan_without_an_approach_is_a_list_of_steps_not_a_decision(tmp_path: Pa
         {"plan": "# Plan: Fix errors\n\n## Goal\n\nFix it.\n\n## Steps\n\n1. Edit main.go\n"},
         "ok",
     )
-    assert extract_decisions(t.read(tmp_path)) == []
+    assert read_decisions(t.read(tmp_path)) == []
 
 
 def test_explicit_decision_line_with_rationale(tmp_path: Path) -> None:
@@ -198,7 +203,7 @@ def test_sub_agent_answer_with_a_verdict(tmp_path: Path) -> None:
         {"description": "Review PR 12", "prompt": "Review it. End with Verdict: APPROVE or REQUEST CHANGES."},
         "## Review\n\n**Verdict: APPROVE** ✓\n\nNo blocking issues.",
     )
-    [record] = extract_decisions(t.read(tmp_path))
+    [record] = read_decisions(t.read(tmp_path))
     assert record.decision == "Review PR 12: Verdict: APPROVE"
     assert (record.confidence, record.by) == (MARKED, "assistant")
 
@@ -208,7 +213,7 @@ def test_sub_agent_prose_reads_like_the_main_thread(tmp_path: Path) -> None:
     t.user("Explore.")
     t.say("I decided to use Redis instead of Memcached.")
     t.records[-1]["isSidechain"] = True
-    [record] = extract_decisions(t.read(tmp_path))
+    [record] = read_decisions(t.read(tmp_path))
     assert record.alternatives == ["Memcached"]
 
 
@@ -238,7 +243,7 @@ def test_user_picks_a_listed_option(tmp_path: Path) -> None:
         "Which should I do?\n\n1. Add pytest\n2. Speed up CI with caching\n3. All of the above"
     )
     t.user("2")
-    [record] = extract_decisions(t.read(tmp_path))
+    [record] = read_decisions(t.read(tmp_path))
     assert record == DecisionRecord(
         decision="Speed up CI with caching",
         alternatives=["Add pytest", "All of the above"],
@@ -255,7 +260,7 @@ def test_recommendation_the_user_accepted(tmp_path: Path) -> None:
         "I recommend pinning the action to v4 rather than vendoring the script. Want me to do that?"
     )
     t.user("yes, go ahead")
-    [record] = extract_decisions(t.read(tmp_path))
+    [record] = read_decisions(t.read(tmp_path))
     assert record.decision == "I recommend pinning the action to v4 rather than vendoring the script"
     assert record.alternatives == ["vendoring the script"]
     assert (record.confidence, record.by) == (ACCEPTED, "assistant")
@@ -266,7 +271,7 @@ def test_accepted_proposal_that_introduces_code(tmp_path: Path) -> None:
     t.user("Can the literals go?")
     t.say("Yes. Cast instead of duplicate literal:\n\n```go\nNewLanguage(string(RUST))\n```\n\nWant me to?")
     t.user("yes, and push it too")
-    [record] = extract_decisions(t.read(tmp_path))
+    [record] = read_decisions(t.read(tmp_path))
     assert record.decision == "Cast instead of duplicate literal: NewLanguage(string(RUST))"
     assert (record.alternatives, record.confidence) == (["duplicate literal"], ACCEPTED)
 
@@ -276,7 +281,7 @@ def test_recommendation_without_acceptance_is_no_decision(tmp_path: Path) -> Non
     t.user("The release is failing, what can we do?")
     t.say("I'd recommend pinning the action to v4. Want me to do that?")
     t.user("no, let me think about it first")
-    assert extract_decisions(t.read(tmp_path)) == []
+    assert read_decisions(t.read(tmp_path)) == []
 
 
 def test_turned_down_tool_call_with_what_to_do_instead(tmp_path: Path) -> None:
@@ -289,7 +294,7 @@ def test_turned_down_tool_call_with_what_to_do_instead(tmp_path: Path) -> None:
         "To tell you how to proceed, the user said:\ncan you use a switch case instead of linked ifelse?",
         is_error=True,
     )
-    [record] = extract_decisions(t.read(tmp_path))
+    [record] = read_decisions(t.read(tmp_path))
     assert record == DecisionRecord(
         decision="Use a switch case instead of linked ifelse",
         alternatives=["linked ifelse"],
@@ -405,7 +410,7 @@ def test_users_request_restated_by_the_assistant(tmp_path: Path) -> None:
     t = TranscriptBuilder()
     t.user("Please make the scanner redact secrets instead of blocking the commit.")
     t.say("I'll make the scanner redact secrets instead of blocking the commit.")
-    assert extract_decisions(t.read(tmp_path)) == []
+    assert read_decisions(t.read(tmp_path)) == []
 
 
 def test_alternatives_are_whole_phrases_or_none(tmp_path: Path) -> None:
@@ -451,7 +456,7 @@ def test_the_surest_are_kept_when_there_are_too_many(tmp_path: Path) -> None:
     for a, b in _PAIRS:
         t.say(f"I'll use {a} instead of {b}.")
     t.say("**Decision:** ship on Fridays only")
-    records = extract_decisions(t.read(tmp_path))
+    records = read_decisions(t.read(tmp_path))
     assert len(records) == MAX_DECISIONS
     assert records[-1].decision == "ship on Fridays only"
 
@@ -477,7 +482,7 @@ def test_summary_json_round_trips_and_older_summaries_load() -> None:
 
 def test_real_transcript_rust_port() -> None:
     """The port's closing summary lists 'Used Result<T, E> instead of raising exceptions'."""
-    records = extract_decisions(read_transcript(TRANSCRIPTS / "python-to-rust-port.jsonl"))
+    records = read_decisions(read_transcript(TRANSCRIPTS / "python-to-rust-port.jsonl"))
     assert records == [
         DecisionRecord(
             decision="Used Result<T, E> instead of raising exceptions for factorial()",
@@ -494,7 +499,7 @@ def test_real_transcripts_without_decisions() -> None:
         "hello-world-script.jsonl",
         "stop-hook-uncommitted-changes.jsonl",
     ):
-        assert extract_decisions(read_transcript(TRANSCRIPTS / name)) == []
+        assert read_decisions(read_transcript(TRANSCRIPTS / name)) == []
 
 
 def test_a_choice_worded_in_the_assistants_thinking(tmp_path: Path) -> None:
@@ -506,7 +511,7 @@ def test_a_choice_worded_in_the_assistants_thinking(tmp_path: Path) -> None:
         text="Let me revise the loader.",
     )
     t.think("Maybe I could use a map here, or a struct?")  # wondering is not choosing
-    (found,) = extract_decisions(t.read(tmp_path))
+    (found,) = read_decisions(t.read(tmp_path))
     assert found.decision.startswith("I should use the built-in DisallowUnknownFields() of json.Decoder")
     assert found.alternatives == ["maintaining a separate list of keys"] and found.confidence == INTENDED
 
@@ -527,7 +532,7 @@ def test_a_failed_command_rerun_with_a_bypass_flag_is_a_choice(tmp_path: Path) -
     )
     t.bash("git add notes/secret-plan.md", "")  # the same again: no flag, no choice
     t.bash("rm -f build.log", "")  # a flag with no failure before it
-    (found,) = extract_decisions(t.read(tmp_path))
+    (found,) = read_decisions(t.read(tmp_path))
     assert (
         found.decision == "Re-ran `git commit --no-gpg-sign -m …` with --no-gpg-sign to get past the failure"
     )
@@ -595,7 +600,7 @@ def test_plan_items_that_say_why_and_options_judged_against_each_other(tmp_path:
         "## Why bash is the right template\n\nA small dedicated `omp.yash` script is cheaper and safer than "
         "unifying the two scripts."
     )
-    found = extract_decisions(t.read(tmp_path))
+    found = read_decisions(t.read(tmp_path))
     assert [(d.decision, d.rationale, d.alternatives) for d in found] == [
         (
             "Print the backup notice to stderr (always, even when silent)",
@@ -632,3 +637,13 @@ def test_the_variant_to_prefer_is_a_choice(tmp_path: Path) -> None:
         "`YASH_PS1` takes precedence over `PS1` in yash, which is the polite variant to set.",
     )
     assert found.decision == "YASH_PS1 takes precedence over PS1 in yash, which is the polite variant to set"
+
+
+def test_forms_below_the_floor_are_read_but_not_kept(tmp_path: Path) -> None:
+    """An intention (0.5) and an action with its reason (0.4) are not recorded by default."""
+    t = TranscriptBuilder()
+    t.user("Sign the tokens.")
+    t.say("I'll use RS256 rather than HS256.")
+    session = t.read(tmp_path)
+    assert [d.confidence for d in read_decisions(session)] == [0.5]
+    assert extract_decisions(session) == []
