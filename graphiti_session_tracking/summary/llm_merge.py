@@ -117,6 +117,10 @@ _MARKS = re.compile(
 )
 
 
+def _message(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
 def same_error(a: str, b: str) -> bool:
     """Two rows are one error: a shared position, code, exception or test name, or mostly the
     same words."""
@@ -145,6 +149,8 @@ def merge_errors(
             if getattr(error, name)
             and (not getattr(twin, name) or (name == "fix" and _BARE_FIX.match(twin.fix)))
         }
+        if _message(twin.error) and _message(twin.error) in _message(error.error):
+            filled["error"] = error.error  # the model quoted more of the same output: the whole line
         kept.append(twin.model_copy(update=filled))
     return kept
 
