@@ -385,7 +385,7 @@ def failure_lines(call: ToolCall) -> list[str] | None:
     first = _first_line(text)
     if not first or _HICCUP.search(text):
         return None  # a failure that names nothing, or a missing file: not the work failing
-    return [cut(first, ERROR_LIMIT)]
+    return [cut(_telling_line(text) or first, ERROR_LIMIT)]
 
 
 def reported_lines(call: ToolCall) -> list[str]:
@@ -444,9 +444,34 @@ def error_lines(text: str) -> list[str]:
     pytest_e = [m.group(1) for line in raw if (m := _PYTEST_E.match(line))]
     exceptions = [next(g for g in m.groups() if g) for line in raw if (m := _EXCEPTION.match(line))]
     tests = [m.group(1) for line in raw if (m := _FAILED_TEST.match(line))]
+    if not (diagnostics or pytest_e or exceptions) and tests:
+        tests = [_with_message(test, raw) for test in tests]
     tiers = (diagnostics, pytest_e, exceptions[-1:], tests)
     ordered = next((tier for tier in tiers if tier), [])
     return _distinct(ordered) if ordered else _told_in_words(raw)
+
+
+# What a failed test's report says went wrong, on the lines after its name (`expect(received)…`,
+# `Expected: 3`, `TypeError: …`, `assertion failed`).
+_TEST_MESSAGE = re.compile(
+    r"(?i)\b(?:error|expected|received|assert\w*|exception|panic\w*|timed? ?out|not (?:equal|found)|"
+    r"mismatch\w*|undefined|cannot|failed to)\b"
+)
+
+
+def _with_message(test: str, raw: list[str]) -> str:
+    """A failed test's line and the first line of its report that says what went wrong, when the
+    output has one within the next lines (a careful reader writes down both)."""
+    at = next((i for i, line in enumerate(raw) if test in line), None)
+    if at is None:
+        return test
+    for line in raw[at + 1 : at + 8]:
+        stripped = line.strip()
+        if _FAILED_TEST.match(line) or _COUNT.search(stripped):
+            break  # the next test's report, or the totals
+        if _TEST_MESSAGE.search(stripped) and not stripped.startswith(("at ", "File ")):
+            return f"{test} / {cut(stripped, 160)}"
+    return test
 
 
 def _meaningful_lines(text: str) -> list[str]:
@@ -514,6 +539,24 @@ def _distinct(lines: list[str]) -> list[str]:
 
 def _clean(text: str) -> str:
     return _TOOL_ERROR_TAG.sub("", _ANSI.sub("", text)).replace("\r", "")
+
+
+# A line that says in words that something failed, for output with no line of a known form.
+_SAYS_FAILED = re.compile(
+    r"(?i)\b(?:error|errors|fail(?:ed|ure|s)?|denied|refused|rejected|cannot|can't|could not|couldn't|"
+    r"unable|not found|no such|invalid|missing|timed? ?out|exception|panic|fatal|unauthori[sz]ed|"
+    r"forbidden|conflict|abort(?:ed)?|not permitted|not allowed)\b"
+)
+
+
+def _telling_line(text: str) -> str:
+    """The last line of a failure's output that says what failed in words: output opens with
+    banners and echoes of the command and ends with its conclusion."""
+    for line in reversed(_meaningful_lines(text)):
+        stripped = line.strip()
+        if _SAYS_FAILED.search(stripped) and not _EXIT_CODE.match(stripped) and not _VAGUE.search(stripped):
+            return stripped
+    return ""
 
 
 def _first_line(text: str) -> str:

@@ -650,3 +650,33 @@ def test_one_error_line_per_item_is_not_a_failure_pattern_alone(tmp_path: Path) 
     t.bash("python tool.py", "Error handling is described in docs/errors.md: see there\nDone")
     t.bash("python tool.py", "Done")
     assert extract_errors_resolved(t.read(tmp_path)) == []
+
+
+def test_output_with_no_line_of_a_known_form_is_named_by_its_conclusion(tmp_path: Path) -> None:
+    """Not its first line (a banner, an echo of the command): the last line saying what failed."""
+    t = TranscriptBuilder()
+    t.user("Deploy the site.")
+    t.bash(
+        "./deploy.sh",
+        "Deploying build 42 to production\nUploading 12 assets\nUpload refused: bucket quota exceeded for site-prod",
+        is_error=True,
+    )
+    t.edit("/p/deploy.sh", "BUCKET=site-prod", "BUCKET=site-prod-2")
+    t.bash("./deploy.sh", "Deploying build 42 to production\nDone")
+    (record,) = extract_errors_resolved(t.read(tmp_path))
+    assert record.error == "Upload refused: bucket quota exceeded for site-prod"
+
+
+def test_a_failed_test_is_written_with_what_its_report_says(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Fix the cart total.")
+    t.bash(
+        "npx jest",
+        "PASS src/a.test.ts\nFAIL src/cart.test.ts\n  ● cart › total\n\n    expect(received).toBe(expected)\n\n"
+        "    Expected: 30\n    Received: 25\n\nTests: 1 failed, 4 passed",
+        is_error=True,
+    )
+    t.edit("/p/src/cart.ts", "a + b", "a + b + c")
+    t.bash("npx jest", "Tests: 5 passed")
+    (record,) = extract_errors_resolved(t.read(tmp_path))
+    assert record.error == "FAIL src/cart.test.ts / expect(received).toBe(expected)"
