@@ -27,9 +27,12 @@ _SNIPPET = 80
 # exit 0: a script printing errors, a background process, a curl body).
 _FAILING = re.compile(
     r"(?i)\b(?:error|errors|fail(?:ed|ure|ing)?|exception|traceback|fatal|panic|denied|refused|cannot|can't|"
-    r"unable|not found|no such|timed out|timeout|invalid|missing|undefined|unexpected|conflict|abort(?:ed)?)\b"
-    r"|^E\s|^\s*\^|exit code [1-9]|\b[45]\d\d\b (?:bad|not|internal|unauthori|forbidden|service|gateway)"
+    r"unable|not found|no such|no module named|timed out|timeout|invalid|missing|undefined|unexpected|"
+    r"conflict|abort(?:ed)?|rejected|too many|not enough|mismatch\w*|not assignable|requires|"
+    r"unrecognized|unknown|violat\w*|in use|eaddrinuse|permission)\b"
+    r"|^E\s|^\s*\^|\S+\.[A-Za-z]{1,5}:\d+(?::\d+)?:\s|\b[45]\d\d\b (?:bad|not|internal|unauthori|forbidden|service|gateway)"
 )
+_EXIT_LINE = re.compile(r"(?i)^exit code -?\d+$")
 _ASKING = frozenset({"AskUserQuestion", "ExitPlanMode"})
 
 
@@ -222,10 +225,10 @@ def _is_lookup(call: ToolCall) -> bool:
 def failing_lines(output: str, *, everything: bool = False, limit: int = _EVIDENCE_LIMIT) -> str:
     """The lines of a tool's output that say what failed (` | `-joined), within `limit`; for a
     call that failed and names nothing, its last lines."""
-    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip() and not _EXIT_LINE.match(ln.strip())]
     telling = [ln for ln in lines if _FAILING.search(ln)]
-    if not telling and everything:
-        telling = lines[-6:]
+    if everything and len(telling) < 2:
+        telling = lines[-8:]  # a failure naming itself in no known words: its last lines
     return _cut(" | ".join(_unique_lines(telling)), limit) if telling else ""
 
 
@@ -245,33 +248,73 @@ def _cut(text: str, limit: int = _TEXT_LIMIT) -> str:
     return text[:head] + " …[cut]… " + text[-(limit - head) :]
 
 
+# What a reader of a long session looks for: a choice and its reason, a failure, a named thing.
+_CHOICE = re.compile(
+    r"(?i)\b(?:instead of|rather than|decid\w*|chose|choose|chosen|option|approach|prefer\w*|go with|"
+    r"going with|trade-?off|because|so that|recommend\w*|plan|alternative|switch\w* to|keep|drop|revert\w*|"
+    r"should|won't|will not|let's|we'll|I'll)\b"
+)
+_NAMED = re.compile(r"`[^`]{2,80}`|\b[\w.-]+\.[a-z]{1,5}\b|--[\w-]+")
+_SENTENCE_END = re.compile(r"(?<=[.!?:])\s+(?=[A-Z`\-*\d])|\n+")
+
+
+def salience(text: str) -> float:
+    """How much a text holds of what the records are made of (choices, failures, names)."""
+    return (
+        2.0 * len(_CHOICE.findall(text)) + 2.0 * len(_FAILING.findall(text)) + 0.5 * len(_NAMED.findall(text))
+    ) / (1 + len(text) / 400)
+
+
+def salient_cut(text: str, limit: int) -> str:
+    """`text` within `limit`: its first sentence, then its sentences that say the most
+    (`salience`), in their order — not a blind head and tail, which drops the choice said in the
+    middle of a long answer."""
+    if len(text) <= limit:
+        return text
+    sentences = [part.strip() for part in _SENTENCE_END.split(text) if part.strip()]
+    if len(sentences) < 3:
+        return _cut(text, limit)
+    chosen = {0}
+    used = len(sentences[0])
+    for index in sorted(range(1, len(sentences)), key=lambda i: -salience(sentences[i])):
+        if salience(sentences[index]) <= 0 or used + len(sentences[index]) + 3 > limit:
+            continue
+        chosen.add(index)
+        used += len(sentences[index]) + 3
+    return _cut(" … ".join(sentences[i] for i in sorted(chosen)), limit)
+
+
 def fit(lines: list[ContentLine], max_chars: int) -> tuple[list[ContentLine], str | None]:
-    """The narrative within `max_chars`: lookups left out first, then useful lines shortened,
-    then left out from the oldest; essential lines are shortened last. The note says what was cut."""
+    """The narrative within `max_chars`: lookups left out first, then useful lines cut to what
+    they say most (`salient_cut`), then the useful lines that say least left out; essential lines
+    (people's words, questions and answers, failures) are shortened last. The note says what."""
     size = sum(len(line.text) + 8 for line in lines)
     if size <= max_chars:
         return lines, None
     steps: list[tuple[str, list[ContentLine]]] = []
     kept = [line for line in lines if line.priority != LOOKUP]
     steps.append(("reads and searches", kept))
-    shortened = [replace(ln, text=_cut(ln.text, 400)) if ln.priority == USEFUL else ln for ln in kept]
+    shortened = [replace(ln, text=salient_cut(ln.text, 400)) if ln.priority == USEFUL else ln for ln in kept]
     steps.append(("long texts shortened", shortened))
     essential = [ln for ln in shortened if ln.priority == ESSENTIAL]
     room = max_chars - sum(len(ln.text) + 8 for ln in essential)
+    useful = [ln for ln in shortened if ln.priority == USEFUL]
+    ranked = sorted(range(len(useful)), key=lambda i: -(salience(useful[i].text) + i / max(1, len(useful))))
     useful_kept: list[ContentLine] = []
-    for line in reversed([ln for ln in shortened if ln.priority == USEFUL]):  # the latest first
-        if room - len(line.text) - 8 < 0:
-            break
-        useful_kept.append(line)
-        room -= len(line.text) + 8
+    for index in ranked:  # what says most first; the later of two alike
+        if room - len(useful[index].text) - 8 >= 0:
+            useful_kept.append(useful[index])
+            room -= len(useful[index].text) + 8
     chosen = set(map(id, essential + useful_kept))
-    steps.append(("earlier tool calls and assistant texts", [ln for ln in shortened if id(ln) in chosen]))
+    steps.append(
+        ("the tool calls and assistant texts that say least", [ln for ln in shortened if id(ln) in chosen])
+    )
     for what, candidate in steps:
         if sum(len(ln.text) + 8 for ln in candidate) <= max_chars:
             return candidate, f"{len(lines) - len(candidate)} of {len(lines)} lines left out to fit ({what})"
     last = steps[-1][1]
     per_line = max(120, max_chars // max(1, len(last)) - 8)
-    squeezed = [replace(ln, text=_cut(ln.text, per_line)) for ln in last]
+    squeezed = [replace(ln, text=salient_cut(ln.text, per_line)) for ln in last]
     while squeezed and sum(len(ln.text) + 8 for ln in squeezed) > max_chars:
         squeezed.pop(0)
     return (

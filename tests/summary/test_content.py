@@ -35,3 +35,39 @@ def test_an_edit_is_named_by_its_path_relative_to_the_project() -> None:
         result=ToolResult("ok", False, None),
     )
     assert collapse_tool_call(call, "/p") == "Edited src/a.py: replaced 'x = 1' with 'x = 2'"
+
+
+def test_a_long_answer_is_cut_to_what_it_says_not_its_head_and_tail() -> None:
+    from graphiti_session_tracking.summary.content import salient_cut
+
+    filler = " ".join(f"Line {i} of the survey lists more files that look ordinary." for i in range(40))
+    text = f"I looked at the importer. {filler} I'll use the streaming API instead of the batch API because memory must stay flat. {filler} Done."
+    cut = salient_cut(text, 400)
+    assert len(cut) <= 400 and "streaming API instead of the batch API because memory" in cut
+    assert cut.startswith("I looked at the importer.")
+
+
+def test_under_a_budget_the_lines_that_say_most_stay() -> None:
+    from graphiti_session_tracking.summary.content import ESSENTIAL, LOOKUP, USEFUL, ContentLine, fit
+
+    lines = [ContentLine(0, "User: make the importer fast", ESSENTIAL)]
+    lines += [ContentLine(i, f"  - Read src/file_{i}.py", LOOKUP) for i in range(1, 40)]
+    lines += [
+        ContentLine(40 + i, f"Assistant: Looking at module {i} now, nothing of note here at all.", USEFUL)
+        for i in range(30)
+    ]
+    lines.append(
+        ContentLine(
+            80, "Assistant: We'll keep SQLite instead of Postgres because the job runs offline.", USEFUL
+        )
+    )
+    lines += [
+        ContentLine(90 + i, f"Assistant: Still looking at part {i}, more of the same.", USEFUL)
+        for i in range(30)
+    ]
+    kept, note = fit(lines, 900)
+    texts = [line.text for line in kept]
+    assert sum(len(t) + 8 for t in texts) <= 900 and note is not None
+    assert "User: make the importer fast" in texts
+    assert any("SQLite instead of Postgres" in t for t in texts)
+    assert not any(t.startswith("  - Read") for t in texts)
