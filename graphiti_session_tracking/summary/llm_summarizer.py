@@ -169,8 +169,8 @@ class EnhancedSessionSummarizer:
         for this session; and notes on what the budget cut."""
         lines = session_content(session, self.keep, condensed)
         overhead = len(SYSTEM_PROMPT) + len(self.render(session, offline, [], "", 1, 1)) + 200
-        calls, tokens = self.meter.session_room() if self.meter is not None else (None, None)
-        budget = self.meter.describe() if self.meter is not None else ""
+        calls, tokens = self.meter.session_room()
+        budget = self.meter.describe()
         if (calls is not None and calls < 1) or (tokens is not None and tokens * 4 < overhead + 2_000):
             return [], [f"LLM budget used up before the summary ({budget}); offline summary kept"]
         notes: list[str] = []
