@@ -1,7 +1,8 @@
 """The `graphiti-sessions` command: one module per command, each a thin shell over the pipeline
-(`pipeline/compose.py`) and the query functions (`graph/queries.py`)."""
+(`pipeline/compose.py`) and the query functions (`graph/queries.py`). A command's module is
+imported when that command runs (`app.COMMANDS`), so `--version` or a query does not pay for
+every other command's imports."""
 
-from . import classify_tools, config, hook, ingest, mcp, migrate, query, recap, search, summarize, watch  # noqa: F401 - registers them
 from .app import main
 
 __all__ = ["main"]

@@ -6,6 +6,7 @@ configuration errors (including an unreachable backend).
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import signal
@@ -38,9 +39,34 @@ def _stop_on_signal(signum: int, frame: Any) -> None:
     raise SystemExit(128 + signum)
 
 
+# Each command and the module that defines it (registering it on `main` when imported).
+COMMANDS = {
+    "classify-tools": "classify_tools",
+    "config": "config",
+    "hook": "hook",
+    "ingest": "ingest",
+    "mcp": "mcp",
+    "migrate": "migrate",
+    "query": "query",
+    "recap": "recap",
+    "search": "search",
+    "summarize": "summarize",
+    "watch": "watch",
+}
+
+
 class _Main(click.Group):
-    """The command group: signals stop cleanly, and a system or configuration error is one line,
-    not a traceback (UsageFailure, which masks any password inside a URI it shows)."""
+    """The command group: commands are imported when used; signals stop cleanly, and a system or
+    configuration error is one line, not a traceback (UsageFailure, which masks any password
+    inside a URI it shows)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(COMMANDS))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            importlib.import_module(f"{__package__}.{COMMANDS[cmd_name]}")
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         for sig in (signal.SIGINT, signal.SIGTERM):

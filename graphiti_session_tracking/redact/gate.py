@@ -36,6 +36,26 @@ def strip_controls(text: str) -> str:
     return _CONTROLS.sub("", _ESCAPES.sub("", text.replace("\r\n", "\n")))
 
 
+# Fields whose values the tool made (ids, times, groups): passed as they are when they look it.
+_OURS = frozenset(
+    {
+        "uuid",
+        "session_id",
+        "group_id",
+        "valid_at",
+        "invalid_at",
+        "started_at",
+        "ended_at",
+        "created_at",
+        "first_seen",
+        "last_seen",
+        "until",
+        "last_modified_at",
+    }
+)
+_ID = re.compile(r"[A-Za-z0-9_:.+-]{1,64}")
+
+
 class Gate:
     """Redaction and control-character removal for everything leaving the tool."""
 
@@ -57,6 +77,8 @@ class Gate:
         return value
 
     def _field(self, key: Any, item: Any) -> Any:
+        if key in _OURS and isinstance(item, str) and _ID.fullmatch(item):
+            return item  # an id or time the tool wrote itself
         if isinstance(item, str) and isinstance(key, str):
             return strip_controls(self.redactor.redact_value(item, key)) if item else item
         return self.data(item)

@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .tokens import GLUED, LONGEST_GROUP, token_rules
+from .tokens import GLUED, LONGEST_GROUP, OWN_RULES, library_may_match, library_rules
 
 __all__ = ["Redactor", "is_secret_key", "redact_mapping", "redact_pasted_tokens"]
 
@@ -303,7 +303,8 @@ class Redactor:
         for kind, pattern in self._extra:
             group = 1 if pattern.groups else 0
             text = pattern.sub(self._group_replacer(kind, group), text)
-        for kind, pattern, group in token_rules():
+        rules = OWN_RULES + library_rules() if library_may_match(text) else OWN_RULES
+        for kind, pattern, group in rules:
             text = pattern.sub(self._token_replacer(kind, group), text)
         text = _URL_CREDENTIALS.sub(self._group_replacer("password", 3), text)
         text = _AUTH_HEADER.sub(self._auth_replace, text)
