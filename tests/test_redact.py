@@ -424,3 +424,18 @@ def test_an_env_template_keeps_its_placeholders_but_not_a_real_token() -> None:
     assert "WEBHOOK_ROUTE=set-me-in-prod-01" in out and "DATABASE_URL=postgres://localhost/app" in out
     assert "ghp_16C7" not in out
     assert "WEBHOOK_ROUTE=[REDACTED" in r.redact(text, context="/p/.env")  # a real .env: every value
+
+
+def test_a_summary_is_redacted_once_and_again_when_changed() -> None:
+    """The writer redacts every summary on entry; one that the same rules already redacted, and
+    that nobody changed since, is not redacted twice. A change made after it is."""
+    from graphiti_session_tracking.summary.model import EnhancedSessionSummary
+
+    summary = EnhancedSessionSummary(session_id="s", objective=f"Deploy with {OPENAI}", outcome="completed")
+    redactor = Redactor()
+    once = redact_summary(summary, redactor)
+    assert OPENAI not in once.objective
+    assert redact_summary(once, redactor) is once  # same rules, same content: nothing to do
+    assert redact_summary(once, Redactor(allowlist=["x"])) is not once  # other rules: done again
+    changed = once.model_copy(update={"objective": f"Now {OPENAI}"})
+    assert OPENAI not in redact_summary(changed, redactor).objective

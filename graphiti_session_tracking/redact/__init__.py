@@ -2,11 +2,7 @@
 tokens.py) and the one output gate every way out passes through (gate.py)."""
 
 from .gate import Gate, strip_controls
-from .redactor import Redactor, is_secret_key, redact_mapping, redact_pasted_tokens
-
-# Raised when the rules take more than before: stores kept under older rules (the ingest ledger)
-# pass the current ones once.
-RULES_VERSION = 2
+from .redactor import RULES_VERSION, Redactor, is_secret_key, redact_mapping, redact_pasted_tokens
 
 __all__ = [
     "RULES_VERSION",

@@ -22,6 +22,7 @@ never matched again.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import posixpath
 import re
@@ -31,7 +32,11 @@ from typing import Any
 
 from .tokens import GLUED, LONGEST_GROUP, OWN_RULES, library_may_match, library_rules
 
-__all__ = ["Redactor", "is_secret_key", "redact_mapping", "redact_pasted_tokens"]
+# Raised when the rules take more than before: stores kept under older rules (the ingest ledger)
+# pass the current ones once, and a summary redacted under older ones is redacted again.
+RULES_VERSION = 2
+
+__all__ = ["RULES_VERSION", "Redactor", "is_secret_key", "redact_mapping", "redact_pasted_tokens"]
 
 _PLACEHOLDER = re.compile(r"\[REDACTED:[^\]\s]+\]")
 _PLACEHOLDER_TEXT = r"\[REDACTED:[^\]\s]+\]"
@@ -290,6 +295,10 @@ class Redactor:
         # (tests, bench/redact.py) reads what was taken; nothing in the product sets it.
         self.on_secret: Callable[[str, str], None] | None = None
         self._extra = tuple((kind, re.compile(pattern)) for kind, pattern in extra_patterns)
+        # Which rules these are: a summary redacted by an equal redactor need not be again.
+        self.signature = hashlib.sha256(
+            repr((RULES_VERSION, tuple(extra_patterns), tuple(allowlist))).encode("utf-8")
+        ).hexdigest()[:16]
         self._allow_exact = frozenset(a for a in allowlist if not a.startswith("re:"))
         allow_res = [a[3:] for a in allowlist if a.startswith("re:")]
         self._allow_re = re.compile("|".join(f"(?:{p})" for p in allow_res)) if allow_res else None

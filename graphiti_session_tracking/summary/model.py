@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, model_validator
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PrivateAttr, model_validator
 
 from graphiti_session_tracking.activity import ActivityVector
 
@@ -128,6 +128,9 @@ class EnhancedSessionSummary(_Record):
     # Facts with no field of their own, kept in the episode content: e.g. a migrated legacy
     # record's token_count, its raw duration text and where it came from. Flat scalars only.
     metadata: dict[str, str | int | float | bool] | None = None
+    # (redactor signature, digest of the content it left): set by redact_summary, so that the
+    # writer does not redact a summary twice with the same rules; never stored.
+    _redacted: tuple[str, str] | None = PrivateAttr(default=None)
 
     def to_markdown(self) -> str:
         """The summary as Markdown, in the layout of the spec's Appendix A."""

@@ -3,6 +3,7 @@ text and which are a setting's value (redacted by the rules for that setting in 
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from graphiti_session_tracking.redact import Redactor
@@ -15,12 +16,20 @@ __all__ = ["redact_summary"]
 _SUMMARY_SKIP = frozenset({"outcome", "generated_by", "activity_vector", "config_changes"})
 
 
+def _digest(summary: EnhancedSessionSummary) -> str:
+    return hashlib.sha256(summary.model_dump_json().encode("utf-8")).hexdigest()
+
+
 def redact_summary(summary: EnhancedSessionSummary, redactor: Redactor) -> EnhancedSessionSummary:
-    """A copy of `summary` with every string field of it and its records redacted.
+    """A copy of `summary` with every string field of it and its records redacted; the summary
+    itself when the same rules already redacted exactly this content (a summary is redacted once,
+    and any change made to it since is redacted again).
 
     Config changes keep `file` and `setting` readable; their old and new values are redacted as
     values of that setting in that file, so the key-name and `.env` rules apply to them.
     """
+    if summary._redacted is not None and summary._redacted == (redactor.signature, _digest(summary)):
+        return summary
     data = summary.model_dump()
     for field, value in data.items():
         if field not in _SUMMARY_SKIP:
@@ -35,7 +44,9 @@ def redact_summary(summary: EnhancedSessionSummary, redactor: Redactor) -> Enhan
         changes.append(change)
     if summary.config_changes is not None:
         data["config_changes"] = changes
-    return EnhancedSessionSummary.model_validate(data)
+    redacted = EnhancedSessionSummary.model_validate(data)
+    redacted._redacted = (redactor.signature, _digest(redacted))
+    return redacted
 
 
 def _redact_plain(value: Any, redactor: Redactor) -> Any:
