@@ -259,10 +259,14 @@ def supersedes_edges(
 
 def _seen_before_targets(ordered: list[Occurrence], index: int) -> list[Occurrence]:
     """The occurrences an error links to: the latest before it (whose fix is the freshest) and
-    the first (where the error began); the ones between are a hop further along the chain."""
-    if index == 0:
+    the first (where the error began), both in other sessions (one session hitting an error twice,
+    a merge conflict in two commits of one rebase, has not seen it before); the ones between are
+    a hop further along the chain."""
+    session = ordered[index].session_id
+    prior = [o for o in ordered[:index] if o.session_id != session]
+    if not prior:
         return []
-    return [ordered[0]] if index == 1 else [ordered[0], ordered[index - 1]]
+    return [prior[0]] if len(prior) == 1 else [prior[0], prior[-1]]
 
 
 def contradicts(later: Occurrence, earlier: Occurrence) -> bool:

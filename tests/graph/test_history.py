@@ -254,3 +254,26 @@ def test_the_same_choice_made_again_supersedes_nothing() -> None:
     assert contradicts(reversal, first) and not contradicts(
         back, first
     )  # "raise" is not "raising exceptions"
+
+
+def test_an_error_hit_twice_in_one_session_has_not_been_seen_before() -> None:
+    """Two records of one signature in one session (a merge conflict in two commits of one
+    rebase) link to nothing; a later session's links go to the first and the latest earlier one."""
+    from graphiti_session_tracking.graph.history import seen_before_edges
+
+    def row(uuid: str, session: str, day: int) -> dict[str, object]:
+        at = datetime(2026, 3, day, tzinfo=UTC).isoformat()
+        return {
+            "signature": "conflict",
+            "uuid": uuid,
+            "session_id": session,
+            "at": at,
+            "text": "CONFLICT",
+            "detail": "",
+        }
+
+    stored = [row("a1", "sa", 1), row("a2", "sa", 2), row("b1", "sb", 3), row("c1", "sc", 4)]
+    edges = seen_before_edges("g", stored, [], set())
+    links = sorted((e.source_node_uuid, e.target_node_uuid) for e in edges)
+    assert ("a2", "a1") not in links  # the same session: not seen before
+    assert links == [("b1", "a1"), ("b1", "a2"), ("c1", "a1"), ("c1", "b1")]  # first and latest elsewhere
