@@ -65,8 +65,9 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\^\[\[[0-9;]*m")
 _TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
 
 # Failing lines, most telling first. A diagnostic names a file position or an error code.
+_TAG = r"(?:\[ERROR\]\s+)?"  # Maven's tag before a diagnostic
 _DIAGNOSTIC = re.compile(
-    r"^\s*(?:\[ERROR\]\s+)?(?:\S+\.[A-Za-z]{1,5}:\d+(?::\d+)?:|\S+\.[A-Za-z]{1,5}\(\d+,\d+\):|\S+\.java:\[\d+,\d+\])\s*"
+    rf"^\s*{_TAG}(?:\S+\.[A-Za-z]{{1,5}}:\d+(?::\d+)?:|\S+\.[A-Za-z]{{1,5}}\(\d+,\d+\):|\S+\.java:\[\d+,\d+\])\s*"
     r"(?!warning\b|note\b|info\b|hint\b|in\s|[:#])(?:error\b:?\s*)?\S.*$"
     r"|^\s*error\[E\d+\]:\s+\S.*$"
     r"|^.*\berror TS\d+:.*$",
@@ -113,9 +114,7 @@ _RAN_TESTS = re.compile(r"\b\d+ (?:passed|failed)\b|^(?:ok|FAIL|---)\s", re.MULT
 _COUNT = re.compile(r"\b(\d+) (passed|failed|skipped|ignored|errors?|xfailed|xpassed|deselected|warnings?)\b")
 _CODE = re.compile(r"\b(?:E\d{4}|TS\d{4,5}|[A-Z]{2,}\d{3,}|ERR_[A-Z_]+)\b")
 _LINTER = re.compile(r"\((?!typecheck\))[a-z][a-z0-9-]+\)$")  # golangci-lint's `… (errcheck)`
-_POSITION = re.compile(
-    r"^\s*(?:\[ERROR\]\s+)?\S+?\.[A-Za-z]{1,5}(?::\d+(?::\d+)?:|\(\d+,\d+\):|:\[\d+,\d+\])\s*"
-)
+_POSITION = re.compile(rf"^\s*{_TAG}\S+?\.[A-Za-z]{{1,5}}(?::\d+(?::\d+)?:|\(\d+,\d+\):|:\[\d+,\d+\])\s*")
 
 _ROOT_CAUSE = re.compile(
     r"\bbecause\b|\bcaused by\b|\bthe (?:issue|problem|error|bug|cause|failure) (?:is|was)\b|\broot cause\b|"
@@ -182,6 +181,11 @@ class _Run:
 
 def extract_errors_resolved(session: Session) -> list[ErrorResolution]:
     """One record per distinct failing line that the session later got past, in order of failure."""
+    return _records(_walk(session))
+
+
+def _walk(session: Session) -> _Run:
+    """Every call in order, with the failures each opens and resolves."""
     texts = _assistant_texts_by_call(session)
     run = _Run()
     for message in session.messages:
@@ -194,6 +198,10 @@ def extract_errors_resolved(session: Session) -> list[ErrorResolution]:
         for call in message.tool_calls:
             run.calls.append(call)
             _step(session, run, thread, len(run.calls) - 1, texts)
+    return run
+
+
+def _records(run: _Run) -> list[ErrorResolution]:
     records: list[ErrorResolution] = []
     seen: set[str] = set()
     for _, record in sorted(run.resolved.values(), key=lambda item: item[0]):

@@ -1,0 +1,134 @@
+"""Why offline error rows miss, by kind and never by sentence: counts only, so the test split
+can be diagnosed without anyone reading its transcripts or labels.
+
+For every counted label: where its phrases show up (a tool result, the user's words, the
+assistant's words, nowhere) and, for a tool result, what the extractor made of that call (not
+judged failed, judged not about the work, failed but never seen resolved, a row with another line).
+For every noisy row: whether its failing call holds a counted label (right failure, another line),
+a trivial one, or none (not an error to the labeller).
+
+    .venv/bin/python bench/error_kinds.py [--split test|dev]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from fidelity import DEFAULT_CORPUS, _all_phrases, load_split
+
+from graphiti_session_tracking.summary import errors as errors_module
+from graphiti_session_tracking.summary.model import ErrorResolution
+from graphiti_session_tracking.transcripts.model import Session, ToolCall
+from graphiti_session_tracking.transcripts.reader import read_transcript
+
+
+def _rows_with_calls(session: Session) -> list[tuple[ErrorResolution, ToolCall | None]]:
+    """The extractor's rows, each with the failing call it was recorded from."""
+    made: list[tuple[ErrorResolution, ToolCall | None]] = []
+    original = errors_module._record
+
+    def recording(*args: Any, **kwargs: Any) -> ErrorResolution:
+        record = original(*args, **kwargs)
+        made.append((record, args[2].failing))
+        return record
+
+    errors_module._record = recording  # type: ignore[assignment]
+    try:
+        rows = errors_module.extract_errors_resolved(session)
+    finally:
+        errors_module._record = original  # type: ignore[assignment]
+    by_id = {id(record): call for record, call in made}
+    return [(row, by_id.get(id(row))) for row in rows]
+
+
+def _result_text(call: ToolCall) -> str:
+    return call.result.text if call.result is not None else ""
+
+
+def _where(session: Session, label: dict[str, Any]) -> tuple[str, ToolCall | None]:
+    for message in session.messages:
+        for call in message.tool_calls:
+            if call.result is not None and _all_phrases(_result_text(call), label):
+                return "tool result", call
+    for message in session.messages:
+        if _all_phrases(message.text, label):
+            return ("user's words" if message.is_human else "assistant's words"), None
+    return "nowhere verbatim", None
+
+
+def diagnose(split: str, corpus: Path) -> None:
+    missed: Counter[str] = Counter()
+    noisy: Counter[str] = Counter()
+    found = 0
+    for transcript, label in load_split(corpus, split):
+        session = read_transcript(transcript)
+        rows = _rows_with_calls(session)
+        counted = [e for e in label.get("errors", []) if not e.get("trivial")]
+        trivial = [e for e in label.get("errors", []) if e.get("trivial")]
+        matched: set[int] = set()
+        for row, call in rows:
+            hit = next(
+                (i for i, e in enumerate(counted) if i not in matched and _all_phrases(row.error, e)), None
+            )
+            if hit is not None:
+                matched.add(hit)
+                continue
+            if any(_all_phrases(row.error, e) for e in trivial):
+                continue
+            text = _result_text(call) if call is not None else ""
+            if call is None:
+                noisy["pasted by the user, no label"] += 1
+            elif any(_all_phrases(text, e) for e in counted):
+                noisy["right failure, another line"] += 1
+            elif any(_all_phrases(text, e) for e in trivial):
+                noisy["a trivial failure, another line"] += 1
+            else:
+                noisy["no label for this failure"] += 1
+        found += len(matched)
+        row_calls = [call for _, call in rows if call is not None]
+        for i, label_ in enumerate(counted):
+            if i in matched:
+                continue
+            where, call = _where(session, label_)
+            if call is None:
+                missed[f"in the {where}" if where != "nowhere verbatim" else where] += 1
+                continue
+            lines = errors_module.failure_lines(call)
+            if any(c is call for c in row_calls):
+                kind = "a row from that call with another line"
+            elif lines is None:
+                kind = "call judged not about the work"
+            elif not lines:
+                kind = "call not judged failed"
+            else:
+                kind = (
+                    "failed, never seen resolved"
+                    if label_.get("fixed")
+                    else "failed, not fixed (no row kind)"
+                )
+            missed[f"tool result: {kind}"] += 1
+    print(f"\n{split}: {found} labels found")
+    print("missed labels, by where their phrases are and what the extractor did:")
+    for kind, n in missed.most_common():
+        print(f"  {n:4}  {kind}")
+    print("noisy rows, by what their failing call holds:")
+    for kind, n in noisy.most_common():
+        print(f"  {n:4}  {kind}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--split", choices=("test", "dev"), default=None)
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    args = parser.parse_args()
+    for split in (args.split,) if args.split else ("test", "dev"):
+        diagnose(split, args.corpus)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
