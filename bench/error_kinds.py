@@ -21,6 +21,7 @@ from typing import Any
 from fidelity import DEFAULT_CORPUS, _all_phrases, load_split
 
 from graphiti_session_tracking.summary import errors as errors_module
+from graphiti_session_tracking.summary.errors import walk as errors_walk
 from graphiti_session_tracking.summary.model import ErrorResolution
 from graphiti_session_tracking.transcripts.model import Session, ToolCall
 from graphiti_session_tracking.transcripts.reader import read_transcript
@@ -29,18 +30,18 @@ from graphiti_session_tracking.transcripts.reader import read_transcript
 def _rows_with_calls(session: Session) -> list[tuple[ErrorResolution, ToolCall | None]]:
     """The extractor's rows, each with the failing call it was recorded from."""
     made: list[tuple[ErrorResolution, ToolCall | None]] = []
-    original = errors_module._record
+    original = errors_walk._record  # looked up by the walk, where a failure is resolved
 
     def recording(*args: Any, **kwargs: Any) -> ErrorResolution:
         record = original(*args, **kwargs)
         made.append((record, args[2].failing))
         return record
 
-    errors_module._record = recording  # type: ignore[assignment]
+    errors_walk._record = recording  # type: ignore[assignment]
     try:
         rows = errors_module.extract_errors_resolved(session)
     finally:
-        errors_module._record = original  # type: ignore[assignment]
+        errors_walk._record = original  # type: ignore[assignment]
     by_id = {id(record): call for record, call in made}
     return [(row, by_id.get(id(row))) for row in rows]
 

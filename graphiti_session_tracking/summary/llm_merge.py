@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from .config_changes import config_parser
 from .model import ConfigChange, DecisionRecord, ErrorResolution
 
-STRUCTURAL = 0.8  # offline confidence of decisions read from structure (summary/decisions.py)
+STRUCTURAL = 0.8  # offline confidence of decisions read from structure (summary/decisions/)
 # An offline fix that only lists what was touched ("Edited a.go; ran `make`"): the model's says what.
 _BARE_FIX = re.compile(r"^(?:(?:Edited|Wrote|Ran|Re-ran) [^;]+(?:; |$))+$")
 _WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-/]{2,}")

@@ -22,7 +22,7 @@ class _Record(BaseModel):
 
 class DecisionRecord(_Record):
     """A choice the session made. `confidence` (0..1) says how sure the extractor is that this is
-    a decision (see summary/decisions.py for the scale); `by` is who made it. Both are optional:
+    a decision (see summary/decisions/ for the scale); `by` is who made it. Both are optional:
     summaries written before they existed, and the LLM summarizer's, leave them out."""
 
     decision: str = Field(min_length=1)

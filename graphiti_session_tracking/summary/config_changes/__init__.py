@@ -1,0 +1,34 @@
+"""Settings the session changed in configuration files, read from the edits themselves (no LLM).
+
+Each successful Edit/MultiEdit/Write of a config file is turned into "before" and "after" text,
+both parsed into flat `setting → value` maps by the file's format, and compared. The whole file is
+used when the transcript holds it (Claude Code's `toolUseResult.originalFile`), so a TOML key gets
+its `[section]` and a YAML key its parents; otherwise only the edited fragment is compared.
+
+Choices: `.gitignore`, Makefile and Justfile are not settings files (their lines are patterns and
+recipes, not key → value) and are left to `files_modified`; a removed setting is reported with
+new value "(removed)"; a setting changed several times is one record (first old value, last new
+value), and dropped when it ends where it started. Values stay text, cut to VALUE_LIMIT.
+
+One module per step: `edits` (the session's edits of each file, their texts before and after,
+and the reason the assistant gave), `formats` (which files are configuration, and their parser),
+the parsers by format (`keyvalue`: TOML, INI, .env; `yaml_json`; `manifests`: requirements,
+Dockerfile, Maven/MSBuild) on `settings` (the flat map they share), and `diff` (what changed).
+"""
+
+from .diff import REMOVED, diff_settings
+from .edits import extract_config_changes
+from .formats import config_parser
+from .keyvalue import parse_ini, parse_toml
+from .yaml_json import parse_json, parse_yaml
+
+__all__ = [
+    "REMOVED",
+    "config_parser",
+    "diff_settings",
+    "extract_config_changes",
+    "parse_ini",
+    "parse_json",
+    "parse_toml",
+    "parse_yaml",
+]

@@ -1,0 +1,135 @@
+"""What a reader would list as changed between two flat setting maps: lists compared as sets, a
+block that came or went whole as one record, values cut to VALUE_LIMIT."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from .._sentences import cut
+from .settings import Settings
+
+VALUE_LIMIT = 200
+REMOVED = "(removed)"
+
+
+def diff_settings(
+    old: Settings, new: Settings, *, whole_before: bool = True
+) -> Iterator[tuple[str, str | None, str]]:
+    """What a reader would list as changed between two flat setting maps:
+
+    - a list is compared as a set of items: one record on the list's key naming the items added
+      and removed (commenting out one entry is not a shift of every later index);
+    - a block that appears or disappears whole (a new file's top-level settings, a new job in a
+      workflow) is one record on the block's key, not one per leaf;
+    - several entries added to a map that was there (two new dependencies) are one record on it;
+    - every other setting whose value changed is its own record.
+    """
+    # In the file's order: new settings as they appear, then the removed ones.
+    changed = [k for k in new if (old.get(k) if whole_before else None) != new[k]]
+    changed += [k for k in old if k not in new]
+    lists: dict[str, None] = {}
+    for key in changed:
+        if "[" in key:
+            lists.setdefault(key[: key.index("[")], None)
+    for list_key in lists:
+        appeared = not any(k.startswith(list_key + "[") for k in old)
+        disappeared = not any(k.startswith(list_key + "[") for k in new)
+        if (appeared and _new_ancestor(list_key, old) != list_key) or (
+            disappeared and _new_ancestor(list_key, new) != list_key
+        ):
+            continue  # the list came or went with the block around it: that block is the record
+        added, removed = _list_difference(old, new, list_key)
+        changed = [k for k in changed if not (k.startswith(list_key + "[") or k == list_key)]
+        if added or removed:
+            parts = ([f"added {', '.join(added)}"] if added else []) + (
+                [f"removed {', '.join(removed)}"] if removed else []
+            )
+            yield list_key, None, _limit("; ".join(parts)) or ""
+    blocks: dict[str, list[str]] = {}
+    for key in changed:
+        side = new if key in new and key not in old else old if key in old and key not in new else None
+        other = old if side is new else new
+        block = _new_ancestor(key, other) if side is not None else key
+        section = _section_of(key, side if side is not None else new)
+        if len(section) > len(block) and section.startswith(block + "."):
+            block = section  # a new TOML table or INI section is its own block
+        blocks.setdefault(block, []).append(key)
+    added_to: dict[str, list[str]] = {}  # several entries added to one existing map (dependencies)
+    for block, keys in blocks.items():
+        if whole_before and len(keys) == 1 and keys[0] == block and block not in old and "." in block:
+            added_to.setdefault(block.rsplit(".", 1)[0], []).append(block)
+    for parent, entries in added_to.items():
+        if len(entries) > 1:
+            for entry in entries:
+                del blocks[entry]
+            entries_text = ", ".join(f"{e[len(parent) + 1 :]} {new[e]}".strip() for e in entries)
+            yield parent, None, _limit(f"added {entries_text}") or ""
+    for block, keys in blocks.items():
+        if len(keys) == 1:  # one setting, even inside a new block: the setting itself says most
+            (key,) = keys
+            value = new.get(key)
+            before = _limit(old.get(key) if whole_before else None)
+            yield key, before, (_limit(value) or "") if value is not None else REMOVED
+        elif any(k in new for k in keys):
+            yield block, None, _limit(_summary_of(keys, block, new)) or ""
+        else:
+            yield block, _limit(_summary_of(keys, block, old)), REMOVED
+
+
+def _section_of(key: str, settings: Settings) -> str:
+    """The longest section header that `key` lies in ('' when the format has none)."""
+    sections = getattr(settings, "sections", ())
+    return max((name for name in sections if key.startswith(name + ".")), key=len, default="")
+
+
+def _new_ancestor(key: str, other: Settings) -> str:
+    """The outermost dotted prefix of `key` that `other` has nothing under: the block that
+    appeared (or disappeared) whole."""
+    parts = key.split(".")
+    for end in range(1, len(parts) + 1):
+        prefix = ".".join(parts[:end])
+        if not any(k == prefix or k.startswith(prefix + ".") or k.startswith(prefix + "[") for k in other):
+            return prefix
+    return key
+
+
+def _summary_of(keys: list[str], block: str, settings: Settings) -> str:
+    """A block's settings with their values (`name=demo; version=1.0; …`, cut at VALUE_LIMIT)."""
+    pairs = [
+        f"{k[len(block) + 1 :]}={settings[k]}" for k in keys if k.startswith(block + ".") and k in settings
+    ]
+    return "; ".join(pairs) if pairs else f"{len(keys)} settings"
+
+
+def _list_difference(old: Settings, new: Settings, list_key: str) -> tuple[list[str], list[str]]:
+    """Items added to and removed from the list at `list_key`, compared as whole items."""
+    before, after = _items(old, list_key), _items(new, list_key)
+    added = [_describe(item) for item in after if item not in before]
+    removed = [_describe(item) for item in before if item not in after]
+    return added, removed
+
+
+def _items(settings: Settings, list_key: str) -> list[tuple[tuple[str, str], ...]]:
+    items: dict[int, list[tuple[str, str]]] = {}
+    pattern = re.compile(re.escape(list_key) + r"\[(\d+)\](.*)\Z", re.DOTALL)
+    for key, value in settings.items():
+        m = pattern.match(key)
+        if m:
+            items.setdefault(int(m.group(1)), []).append((m.group(2).lstrip("."), value))
+    return [tuple(sorted(fields)) for _, fields in sorted(items.items())]
+
+
+def _describe(item: tuple[tuple[str, str], ...]) -> str:
+    """An item by what names it: its name, id, uses, run, key or type field, else its first value."""
+    fields = dict(item)
+    for name in ("name", "id", "uses", "run", "key", "type", ""):
+        if fields.get(name):
+            return cut(fields[name].splitlines()[0], 60)
+    return cut(next(iter(fields.values()), "").splitlines()[0] if fields else "", 60)
+
+
+def _limit(value: str | None) -> str | None:
+    if value is None:
+        return None
+    return value if len(value) <= VALUE_LIMIT else value[: VALUE_LIMIT - 1] + "…"

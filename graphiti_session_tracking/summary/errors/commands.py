@@ -1,0 +1,68 @@
+"""What a tool call is, for the walk: its command (without a leading `cd`), its kind (program and
+subcommand, or a write of one file) and whether it is a check; failures are matched by kind."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from graphiti_session_tracking.tools.bash import BashAnalyzer, SegmentVerdict
+from graphiti_session_tracking.tools.model import ToolIntent
+from graphiti_session_tracking.transcripts import ToolCall
+
+_ANALYZER = BashAnalyzer()
+_judge_line = lru_cache(maxsize=4096)(_ANALYZER.judge_line)  # each command is judged several times
+_analyze = lru_cache(maxsize=4096)(_ANALYZER.analyze)
+_COMMAND_TOOLS = frozenset({"Bash", "PowerShell"})
+
+_CHECK_WORD = re.compile(
+    r"(?:^|&&|;|\|)\s*(?:(?:mise|make|just|task|npm|pnpm|yarn|bun|deno|uv|poetry|hatch|tox|nox|go|cargo|"
+    r"dotnet|mvn|gradle|swift)\b[^|;&]*?[\s:](?:test|tests|lint|check|build|vet|typecheck|ci|clippy|compile|"
+    r"verify)(?:$|[\s:])|(?:tsc|pytest|ruff|mypy|eslint|golangci-lint)\b)",
+)
+
+Key = tuple[str, ...]
+_PASTED: Key = ("pasted",)
+
+
+def _bare(command: str) -> str:
+    """The command without the `cd somewhere &&` it starts with."""
+    return " ".join(re.sub(r"^(?:\s*cd\s+(?:\"[^\"]*\"|'[^']*'|\S+)\s*&&)+", "", command).split())
+
+
+def _verdict(call: ToolCall) -> SegmentVerdict | None:
+    command = _command(call)
+    return _judge_line(command) if command else None
+
+
+def _command(call: ToolCall) -> str:
+    command = call.input.get("command") if call.name in _COMMAND_TOOLS else None
+    return command if isinstance(command, str) else ""
+
+
+def _is_check(call: ToolCall) -> bool:
+    """A test, build, lint or type check, also through a task runner (`mise run test:ci`)."""
+    verdict = _verdict(call)
+    if verdict is not None and verdict.kind.intent == ToolIntent.VALIDATE:
+        return True
+    return bool(_CHECK_WORD.search(_command(call)))
+
+
+def _kind_key(call: ToolCall) -> Key:
+    """What makes two calls 'the same kind': program and subcommand, or a write of the same file."""
+    if call.name not in _COMMAND_TOOLS:
+        path = call.input.get("file_path") or call.input.get("notebook_path")
+        return ("file", path if isinstance(path, str) and path else call.name)
+    verdict = _verdict(call)
+    if verdict is None or not verdict.base:
+        # An unknown program: named past what feeds it input (`yes | npx create-app` is `npx create-app`).
+        unknown = _analyze(_command(call)).classification
+        if unknown.base_command:
+            return (call.name, unknown.base_command, *([unknown.subcommand] if unknown.subcommand else []))
+        words = _command(call).split()
+        return (call.name, words[0] if words else "")
+    if verdict.subcommand:
+        return (call.name, verdict.base, verdict.subcommand)
+    if verdict.kind.what in ("runs a script", "runs inline code") and verdict.args:
+        return (call.name, verdict.base, verdict.args[0])  # `python a.py` is not `python b.py`
+    return (call.name, verdict.base)

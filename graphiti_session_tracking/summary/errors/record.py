@@ -1,0 +1,166 @@
+"""The record of a resolved failure: the failing line, the root cause the assistant stated, the
+fix (what changed in between) and the verification (the call that proved it gone)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from graphiti_session_tracking.tools.model import ToolIntent
+from graphiti_session_tracking.transcripts import Session, ToolCall
+
+from .._sentences import Sentence, cut
+from ..files import relative_path, written_file
+from ..model import ErrorResolution
+from .commands import _COMMAND_TOOLS, _PASTED, Key, _bare, _command, _is_check, _kind_key, _verdict
+from .lines import _CODE, _COUNT, _POSITION, _TIMED_OUT, ERROR_LIMIT, failure_lines
+
+if TYPE_CHECKING:
+    from .walk import _Open, _Run
+
+_FIX_LIMIT = 400
+_MAX_FILES_NAMED = 5
+_MAX_COMMANDS_NAMED = 2
+_ALSO_LIMIT = 300
+
+_ROOT_CAUSE = re.compile(
+    r"\bbecause\b|\bcaused by\b|\bthe (?:issue|problem|error|bug|cause|failure) (?:is|was)\b|\broot cause\b|"
+    r"\bdue to\b|\bfails? since\b",
+    re.IGNORECASE,
+)
+_HEDGED = re.compile(
+    r"\b(?:might|may|maybe|probably|likely|perhaps|possibly|seems?|appears?|could|I think|I suspect|"
+    r"I guess|I believe|not sure|unclear|let me|let's|need to check)\b|\?",
+    re.IGNORECASE,
+)
+# "The issue is on line 42." says where, not why.
+_ONLY_WHERE = re.compile(
+    r"\bthe (?:issue|problem|error|bug|cause|failure) (?:is|was) (?:on|in|at|with) (?:line \d+|\S+)\W*$",
+    re.IGNORECASE,
+)
+_FIX_SENTENCE = re.compile(
+    r"\bthe fix\b|\bto fix (?:this|it|that|the)\b|\bfix(?:ed)? (?:this |it |that )?by\b|\bthe solution\b",
+    re.IGNORECASE,
+)
+
+_CHANGING = frozenset(
+    {ToolIntent.CREATE, ToolIntent.MODIFY, ToolIntent.DELETE, ToolIntent.CONFIGURE, ToolIntent.TRANSFORM}
+)
+
+
+def _record(
+    session: Session,
+    run: _Run,
+    failure: _Open,
+    success: int,
+    texts: dict[str, list[Sentence]],
+    verification: str,
+) -> ErrorResolution:
+    start = failure.first + 1 if failure.failing is not None else failure.first
+    between = run.calls[start:success]
+    # What the assistant said after the failure came back, up to and including the rerun's turn.
+    said = [s for call in run.calls[start : success + 1] for s in texts.get(call.id, [])]
+    root_cause = next(
+        (
+            s.text
+            for s in said
+            if _ROOT_CAUSE.search(s.prose) and not _HEDGED.search(s.prose) and not _ONLY_WHERE.search(s.prose)
+        ),
+        "",
+    )
+    explanation = next(
+        (
+            s.text
+            for s in said
+            if _FIX_SENTENCE.search(s.prose) and not _HEDGED.search(s.prose) and s.text != root_cause
+        ),
+        "",
+    )
+    key = _kind_key(failure.failing) if failure.failing is not None else _PASTED
+    changed = _fix(session, between, key) or _changed_command(failure.failing, run.calls[success])
+    fix = ". ".join(part.rstrip(".") for part in (changed, explanation) if part)
+    error = failure.line
+    if failure.also:
+        error = cut(
+            f"{error} (also: {'; '.join(_short(line) for line in failure.also)})", ERROR_LIMIT + _ALSO_LIMIT
+        )
+    return ErrorResolution(
+        error=error,
+        root_cause=cut(root_cause, _FIX_LIMIT),
+        fix=cut(fix, _FIX_LIMIT),
+        verification=verification,
+    )
+
+
+def _changed_command(failing: ToolCall | None, passing: ToolCall) -> str:
+    """With nothing changed in between, the fix was the command itself (`git commit
+    --no-gpg-sign`, the same command without the `rtk` wrapper)."""
+    if failing is None or passing.name not in _COMMAND_TOOLS:
+        return ""
+    before, after = _bare(_command(failing)), _bare(_command(passing))
+    if not after or before == after:
+        return ""
+    return f"Ran `{cut(after, 80)}` instead of `{cut(before, 80)}`"
+
+
+def _short(line: str) -> str:
+    """A further failing line named in passing: its error code when it has one, else its message."""
+    code = _CODE.search(line)
+    return code.group(0) if code else cut(_POSITION.sub("", line), 80)
+
+
+def _fix(session: Session, between: list[ToolCall], failing_key: Key) -> str:
+    """The edits (and state-changing commands) made between the failure and the success."""
+    edited: dict[str, None] = {}
+    created: dict[str, None] = {}
+    commands: list[str] = []
+    for call in between:
+        path = written_file(call)
+        if path is not None:
+            structured = (call.result.structured if call.result else None) or {}
+            is_new = call.name == "Write" and structured.get("type") == "create"
+            (created if is_new else edited).setdefault(relative_path(path, session.project_root), None)
+            continue
+        if call.name not in _COMMAND_TOOLS or failure_lines(call) != [] or _kind_key(call) == failing_key:
+            continue
+        verdict = _verdict(call)
+        if verdict is not None and (
+            verdict.kind.intent in _CHANGING
+            or verdict.kind.what == "stops processes"
+            or (verdict.base == "git" and verdict.subcommand == "pull")  # takes in the remote's work
+        ):
+            commands.append(f"ran `{cut(_bare(_command(call)), 80)}`")
+    parts = [_named("Edited", list(edited)), _named("Created", list(created))]
+    parts += commands[:_MAX_COMMANDS_NAMED]
+    text = "; ".join(p for p in parts if p)
+    return text[:1].upper() + text[1:]
+
+
+def _named(verb: str, paths: list[str]) -> str:
+    if not paths:
+        return ""
+    shown = ", ".join(paths[:_MAX_FILES_NAMED])
+    more = len(paths) - _MAX_FILES_NAMED
+    return f"{verb} {shown}" + (f" and {more} more files" if more > 0 else "")
+
+
+def _verification(session: Session, call: ToolCall) -> str:
+    """The succeeding call, with test counts when its output states them."""
+    if call.name not in _COMMAND_TOOLS:
+        return f"{call.name} of {relative_path(_kind_key(call)[1], session.project_root)} succeeded"
+    label = f"`{cut(_bare(_command(call)), 80)}`"
+    if call.result is not None and _TIMED_OUT.match(call.result.text):
+        return f"{label} kept running without the error until the time limit"
+    counts = _counts(call.result.text if call.result else "")
+    if counts:
+        return f"{label} passed ({counts})"
+    return f"{label} passed" if _is_check(call) else f"{label} succeeded"
+
+
+def _counts(text: str) -> str:
+    """'12 passed, 1 skipped' from the last line of the output that states how many passed."""
+    for line in reversed(text.splitlines()):
+        if re.search(r"\b\d+ passed\b", line):
+            pairs = [f"{n} {what}" for n, what in _COUNT.findall(line) if int(n) > 0]
+            return ", ".join(pairs)
+    return ""
