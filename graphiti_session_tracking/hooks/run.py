@@ -28,10 +28,9 @@ from graphiti_session_tracking.config import (
     ConfigError,
     claude_projects,
     load_config,
-    open_private,
-    private_folder,
 )
 from graphiti_session_tracking.group_id import GroupId
+from graphiti_session_tracking.private_files import open_private, private_folder
 from graphiti_session_tracking.recap.files import project_group, recap_file
 from graphiti_session_tracking.redact import Gate
 from graphiti_session_tracking.uri import mask_uri

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any, Literal
 
-from graphiti_session_tracking.config import private_folder, write_private
+from graphiti_session_tracking.private_files import private_folder, write_private
 
 Scope = Literal["user", "project"]
 EVENTS: dict[str, str] = {

@@ -2,14 +2,15 @@
 MCP SDK). Each tool is a thin wrapper over the query functions the CLI uses, scoped to one group
 when asked, with output bounded in size (and a note saying what was left out).
 
-The backend stays open between calls, so a warm call answers in milliseconds. An embedded
-FalkorDB Lite file is closed again after IDLE_S seconds without a call: while this server holds
-it, an `ingest` or `watch` of the same file waits for it.
+The backend stays open between calls, so a warm call answers in milliseconds. On FalkorDB Lite
+it reads through the file's shared server (graph/embedded_server.py), so an `ingest`, `watch` or
+hook writes the same file meanwhile; a server that went away is found again on the next call.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import os
@@ -31,7 +32,6 @@ from graphiti_session_tracking.pipeline.ledger import classify_source
 from graphiti_session_tracking.pipeline.sources import DEFAULT_TRANSCRIPTS_DIR, discover_sources
 from graphiti_session_tracking.redact import Gate
 
-IDLE_S = 5.0
 MAX_CHARS = 20_000  # what one tool answer may hold; more rows are left out, and the answer says so
 DEFAULT_ROWS = 20
 CLEANUP_DAYS = 30  # Claude Code deletes transcripts older than its cleanupPeriodDays (default 30)
@@ -39,31 +39,27 @@ WARN_DAYS = 7  # ... and the status warns a week before
 
 
 class _Graph:
-    """The backend, opened on the first call and kept open (FalkorDB Lite: until IDLE_S idle)."""
+    """The backend, opened on the first call and kept open (opened again if its server was lost)."""
 
     def __init__(self, pipeline: Pipeline) -> None:
         self.pipeline = pipeline
         self._opened: AbstractAsyncContextManager[Backend] | None = None
         self._backend: Backend | None = None
-        self._closer: asyncio.TimerHandle | None = None
         self._lock = asyncio.Lock()
 
     async def backend(self) -> Backend:
         async with self._lock:
-            if self._closer is not None:
-                self._closer.cancel()
+            if self._backend is not None and self._backend.why_lost() is not None:
+                await self._close()
             if self._backend is None:
                 self._opened = open_backend(self.pipeline.graph, writable=False)
                 self._backend = await self._opened.__aenter__()
-            if self.pipeline.graph.embedded:
-                loop = asyncio.get_running_loop()
-                self._closer = loop.call_later(IDLE_S, lambda: loop.create_task(self.close()))
             return self._backend
 
-    async def close(self) -> None:
-        async with self._lock:
-            if self._opened is not None:
-                opened, self._opened, self._backend = self._opened, None, None
+    async def _close(self) -> None:
+        if self._opened is not None:
+            opened, self._opened, self._backend = self._opened, None, None
+            with contextlib.suppress(Exception):
                 await opened.__aexit__(None, None, None)
 
 

@@ -18,7 +18,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from graphiti_session_tracking.config import GRAPHITI_HOME, GraphConfig, open_private, private_folder
+from graphiti_session_tracking.config import GRAPHITI_HOME, GraphConfig
+from graphiti_session_tracking.private_files import open_private, private_folder
 from graphiti_session_tracking.redact import RULES_VERSION, Redactor
 from graphiti_session_tracking.transcripts import Session
 from graphiti_session_tracking.transcripts.state import StateError, decode_session, encode_session

@@ -8,9 +8,9 @@ import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from graphiti_session_tracking.config import private_folder, write_private
 from graphiti_session_tracking.graph.schema import resolve_group_id
 from graphiti_session_tracking.graph.writer import WriteResult
+from graphiti_session_tracking.private_files import private_folder, write_private
 from graphiti_session_tracking.redact import Redactor
 from graphiti_session_tracking.summary import EnhancedSessionSummary
 from graphiti_session_tracking.summary.redaction import redact_summary

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from graphiti_session_tracking.config import private_folder, write_private
 from graphiti_session_tracking.graph.backends import Backend, open_backend
 from graphiti_session_tracking.graph.queries import run_query
+from graphiti_session_tracking.private_files import private_folder, write_private
 from graphiti_session_tracking.redact import Gate
 from graphiti_session_tracking.transcripts import Session, read_transcript
 

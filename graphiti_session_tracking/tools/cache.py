@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from graphiti_session_tracking.config import open_private, private_folder, write_private
+from graphiti_session_tracking.private_files import open_private, private_folder, write_private
 
 from .model import Verdict
 

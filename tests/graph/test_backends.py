@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -15,6 +16,7 @@ import pytest
 
 from graphiti_session_tracking.config import GraphConfig
 from graphiti_session_tracking.graph.backends import BackendError, open_backend
+from graphiti_session_tracking.graph.falkordblite import KEEPER_MODULE
 
 
 def redis_servers_for(db_path: Path) -> list[psutil.Process]:
@@ -29,8 +31,32 @@ def redis_servers_for(db_path: Path) -> list[psutil.Process]:
     return found
 
 
-def run_script(code: str, db: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
-    script = textwrap.dedent(
+def servers_left(db_path: Path, wait_s: float = 15.0) -> list[psutil.Process]:
+    """The file's servers and keepers still running once the idle period (0 in tests) has passed."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        found = redis_servers_for(db_path) + keepers_for(db_path)
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
+def keepers_for(db_path: Path) -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        command = proc.info["cmdline"] or []
+        if KEEPER_MODULE in command and str(db_path) in command:
+            found.append(proc)
+    return found
+
+
+def idle(seconds: float) -> dict[str, str]:
+    """The environment of a process whose database server stays `seconds` after its last user."""
+    return {**os.environ, "GRAPHITI_SESSIONS_SERVER_IDLE_S": str(seconds)}
+
+
+def script_for(code: str, db: Path) -> str:
+    return textwrap.dedent(
         f"""
         import asyncio, sys
         from graphiti_session_tracking.config import GraphConfig
@@ -38,8 +64,18 @@ def run_script(code: str, db: Path, check: bool = True) -> subprocess.CompletedP
         config = GraphConfig(backend="falkordblite", db_path={str(db)!r})
         """
     ) + textwrap.dedent(code)
+
+
+def run_script(
+    code: str, db: Path, check: bool = True, env: dict[str, str] | None = None, args: list[str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=check, timeout=120
+        [sys.executable, "-c", script_for(code, db), *(args or [])],
+        capture_output=True,
+        text=True,
+        check=check,
+        timeout=120,
+        env=env,
     )
 
 
@@ -54,7 +90,7 @@ asyncio.run(main())
 
 READ = """
 async def main():
-    async with open_backend(config) as backend:
+    async with open_backend(config, writable=False) as backend:
         driver = await backend.driver_for("proj_a")
         records, _, _ = await driver.execute_query("MATCH (m:Marker) RETURN m.value AS v ORDER BY v")
         print([r["v"] for r in records])
@@ -65,42 +101,37 @@ asyncio.run(main())
 def test_write_is_durable_for_the_next_process_and_no_server_is_left(tmp_path: Path) -> None:
     db = tmp_path / "g.falkordb"
     run_script(WRITE.replace("{after}", "pass"), db)
-    assert redis_servers_for(db) == []
+    assert servers_left(db) == []
     out = run_script(READ, db)
     assert out.stdout.strip() == "[7]"
-    assert redis_servers_for(db) == []
+    assert servers_left(db) == []
 
 
 def test_error_exit_keeps_what_was_written_and_stops_the_server(tmp_path: Path) -> None:
     db = tmp_path / "g.falkordb"
     failed = run_script(WRITE.replace("{after}", "raise RuntimeError('boom')"), db, check=False)
     assert failed.returncode != 0 and "boom" in failed.stderr
-    assert redis_servers_for(db) == []
+    assert servers_left(db) == []
     assert run_script(READ, db).stdout.strip() == "[7]"
 
 
-def test_kill_9_keeps_writes_and_the_orphan_server_is_replaced(tmp_path: Path) -> None:
+def test_kill_9_keeps_writes_and_the_server_serves_the_next_process(tmp_path: Path) -> None:
     db = tmp_path / "g.falkordb"
     code = WRITE.replace("{after}", "print('written', flush=True); await asyncio.sleep(60)")
-    script = textwrap.dedent(
-        f"""
-        import asyncio, sys
-        from graphiti_session_tracking.config import GraphConfig
-        from graphiti_session_tracking.graph.backends import open_backend
-        config = GraphConfig(backend="falkordblite", db_path={str(db)!r})
-        """
-    ) + textwrap.dedent(code)
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script_for(code, db)], stdout=subprocess.PIPE, text=True, env=idle(2)
+    )
     assert proc.stdout is not None
     assert proc.stdout.readline().strip() == "written"
+    server = redis_servers_for(db)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    orphans = redis_servers_for(db)
-    assert len(orphans) == 1  # the killed program's child outlives it, as documented
-    assert run_script(READ, db).stdout.strip() == "[7]"
-    time.sleep(0.2)
-    assert not any(p.is_running() for p in orphans)
-    assert redis_servers_for(db) == []
+    # The server is the file's, not the killed program's: it answers the next process, whose
+    # write lock the kill released.
+    assert run_script(WRITE.replace("{after}", "pass"), db, env=idle(2), args=["8"]).returncode == 0
+    assert run_script(READ, db).stdout.strip() == "[7, 8]"
+    assert redis_servers_for(db) == server and len(server) == 1
+    assert servers_left(db) == []
 
 
 def test_sigterm_closes_the_backend(tmp_path: Path) -> None:
@@ -126,38 +157,65 @@ def test_sigterm_closes_the_backend(tmp_path: Path) -> None:
     assert len(redis_servers_for(db)) == 1
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=30) == 128 + signal.SIGTERM
-    assert redis_servers_for(db) == []
+    assert servers_left(db) == []
 
 
-async def test_two_openers_of_one_file_never_share_a_server(tmp_path: Path) -> None:
+async def test_processes_share_one_server_and_writers_take_turns(tmp_path: Path) -> None:
     db = tmp_path / "g.falkordb"
-    async with open_backend(GraphConfig(backend="falkordblite", db_path=db)):
-        # A second process waits for the lock instead of attaching to (and later stopping) our server.
-        blocked = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                textwrap.dedent(f"""
-                import asyncio
-                from graphiti_session_tracking.config import GraphConfig
-                from graphiti_session_tracking.graph import backends, falkordblite
-                falkordblite.LOCK_WAIT_S = 0.5
-                async def main():
-                    async with backends.open_backend(GraphConfig(backend="falkordblite", db_path={str(db)!r})):
-                        pass
-                try:
-                    asyncio.run(main())
-                except backends.BackendError as exc:
-                    print(exc)
-            """),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=True,
+    async with open_backend(GraphConfig(backend="falkordblite", db_path=db)) as backend:
+        driver = await backend.driver_for("proj_a")
+        await driver.execute_query("CREATE (:Marker {value: 7})")
+        server = redis_servers_for(db)
+        # A reader in another process is answered at once, by the same server.
+        started = time.monotonic()
+        assert run_script(READ, db).stdout.strip() == "[7]"
+        assert time.monotonic() - started < 20
+        # A second writer waits for the first; here it gives up after half a second and says so.
+        blocked = run_script(
+            "from graphiti_session_tracking.graph import falkordblite\nfalkordblite.WRITE_WAIT_S = 0.5\n"
+            + WRITE.replace("{after}", "pass"),
+            db,
+            check=False,
         )
-        assert "in use by another graphiti-sessions process" in blocked.stdout
-        assert len(redis_servers_for(db)) == 1
+        assert blocked.returncode != 0
+        assert "is being written by another graphiti-sessions process (waited 0s)" in blocked.stderr
+        assert redis_servers_for(db) == server and len(server) == 1
+    assert run_script(READ, db).stdout.strip() == "[7]"
+    assert servers_left(db) == []
+
+
+def test_the_server_stays_for_its_idle_period_then_stops(tmp_path: Path) -> None:
+    db = tmp_path / "g.falkordb"
+    run_script(WRITE.replace("{after}", "pass"), db, env=idle(3))
+    first = redis_servers_for(db)
+    assert len(first) == 1  # kept for the next command
+    assert run_script(READ, db, env=idle(3)).stdout.strip() == "[7]"
+    assert redis_servers_for(db) == first  # which used it, with no start of its own
+    assert servers_left(db, wait_s=30) == []
+    assert not (tmp_path / "g.falkordb.server").exists()
+    assert run_script(READ, db).stdout.strip() == "[7]"  # saved and started again
+
+
+@pytest.mark.parametrize("killed", ["keeper", "server", "both"])
+def test_a_crashed_server_or_keeper_is_cleaned_up_by_the_next_process(tmp_path: Path, killed: str) -> None:
+    db = tmp_path / "g.falkordb"
+    run_script(WRITE.replace("{after}", "pass"), db, env=idle(60))
+    record = json.loads((tmp_path / "g.falkordb.server").read_text())
+    for name in ("keeper", "pid") if killed == "both" else ("keeper",) if killed == "keeper" else ("pid",):
+        os.kill(record[name], signal.SIGKILL)
+    assert run_script(READ, db).stdout.strip() == "[7]"
+    assert servers_left(db) == []
+    assert not psutil.pid_exists(record["pid"]) or psutil.Process(record["pid"]).status() == "zombie"
+
+
+def test_a_recorded_server_whose_folder_others_can_enter_is_not_used(tmp_path: Path) -> None:
+    db = tmp_path / "g.falkordb"
+    run_script(WRITE.replace("{after}", "pass"), db, env=idle(60))
+    record = json.loads((tmp_path / "g.falkordb.server").read_text())
+    os.chmod(record["workdir"], 0o755)
+    assert run_script(READ, db).stdout.strip() == "[7]"
+    assert not psutil.pid_exists(record["pid"]) or psutil.Process(record["pid"]).status() == "zombie"
+    assert servers_left(db) == []
 
 
 async def test_groups_are_separate_graphs_on_falkordb(falkordb_config: GraphConfig) -> None:

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from conftest import TRANSCRIPTS, _wipe_neo4j, backend_cli_args
 from fake_openai import FakeOpenAI, Reply, llm_config
-from graph.test_backends import redis_servers_for
+from graph.test_backends import servers_left
 from graph.test_writer import dump
 from summary.transcript_builder import TranscriptBuilder
 
@@ -284,13 +284,13 @@ def test_watch_process_picks_up_a_growing_transcript_and_stops_cleanly_on_sigter
         assert all(r["error"] is None for r in first + grown)
         # Nothing is due any more, so nothing is open: no FalkorDB Lite server runs while it waits.
         read_reports(process, lambda r: r["due"] == [])
-        assert redis_servers_for(falkordb_config.db_path) == []
+        assert servers_left(falkordb_config.db_path) == []
     finally:
         process.send_signal(signal.SIGTERM)
         _, stderr = process.communicate(timeout=120)
     assert process.returncode == 0, stderr
     assert "Traceback" not in stderr
-    assert redis_servers_for(falkordb_config.db_path) == []
+    assert servers_left(falkordb_config.db_path) == []
     group = GroupId.for_project("/work/live")
     assert asyncio.run(session_nodes(falkordb_config, group, "live-session")) == [
         {"version": 2, "messages": 26}
@@ -329,7 +329,7 @@ def test_sigterm_in_the_middle_of_a_pass_stops_it_cleanly(tmp_path: Path) -> Non
     assert stdout == ""  # the pass did not finish, so it reported nothing
     with Ledger(default_ledger_path(GraphConfig(db_path=db))) as ledger:
         assert ledger.count() == 0  # nothing recorded: the next run does it all
-    assert redis_servers_for(db) == []
+    assert servers_left(db) == []
 
 
 def test_backend_down_fails_the_pass_not_the_watcher(tmp_path: Path) -> None:
