@@ -48,7 +48,9 @@ def cli(*args: str, env: dict[str, str]) -> float:
     return time.perf_counter() - started
 
 
-async def ingest_alongside(db: Path, transcripts: list[str], env: dict[str, str], calls: int) -> dict[str, float]:
+async def ingest_alongside(
+    db: Path, transcripts: list[str], env: dict[str, str], calls: int
+) -> dict[str, float]:
     """Ingest while an MCP client calls every second; then the burst and the warm query."""
     server = StdioServerParameters(
         command=sys.executable, args=["-m", "graphiti_session_tracking", "mcp", "--db", str(db)], env=env
@@ -78,7 +80,9 @@ async def ingest_alongside(db: Path, transcripts: list[str], env: dict[str, str]
             return_exceptions=True,
         )
         figures["answered"] = sum(
-            1 for r in results if not isinstance(r, BaseException) and not r.isError and '"error"' not in str(r)
+            1
+            for r in results
+            if not isinstance(r, BaseException) and not r.isError and '"error"' not in str(r)
         )
         figures["query warm"] = statistics.median(
             [await asyncio.to_thread(cli, "query", "files", "--db", str(db), env=env) for _ in range(5)]
@@ -106,7 +110,9 @@ async def run(sessions: int, count: int, calls: int) -> None:
     print(f"{sessions}-session graph, {count} real transcripts ingested:")
     print(f"  ingest alone {alone:.2f} s; while an agent calls every second {figures['ingest']:.2f} s")
     print(f"  ratio {figures['ingest'] / alone:.2f} (goal <= 1.2)")
-    print(f"  the agent's calls during the ingest: median {figures['agent call median during ingest'] * 1000:.0f} ms")
+    print(
+        f"  the agent's calls during the ingest: median {figures['agent call median during ingest'] * 1000:.0f} ms"
+    )
     print(f"  {calls} simultaneous MCP calls: {figures['answered']:.0f} answered (goal: all)")
     print(
         f"  `query files` (a process each): warm {figures['query warm']:.2f} s, cold "

@@ -160,7 +160,9 @@ class EmbeddedFalkor:
             _wait_until_loaded(self._presence, self.path, self._alive)
             served = self._presence.config_get("dir").get("dir")
         except RedisConnectionError as exc:
-            raise EmbeddedError(self.why_stopped() or f"cannot reach the server of {self.path}: {exc}") from None
+            raise EmbeddedError(
+                self.why_stopped() or f"cannot reach the server of {self.path}: {exc}"
+            ) from None
         if served != str(self.path.parent):
             raise EmbeddedError(f"the server recorded for {self.path} serves another folder ({served})")
 
