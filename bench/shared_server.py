@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
 import subprocess
@@ -79,15 +80,22 @@ async def ingest_alongside(
             *(client.call_tool("get_error_resolutions", {"text": "Error", "limit": 3}) for _ in range(calls)),
             return_exceptions=True,
         )
-        figures["answered"] = sum(
-            1
-            for r in results
-            if not isinstance(r, BaseException) and not r.isError and '"error"' not in str(r)
-        )
+        figures["answered"] = sum(1 for r in results if _answered(r))
         figures["query warm"] = statistics.median(
             [await asyncio.to_thread(cli, "query", "files", "--db", str(db), env=env) for _ in range(5)]
         )
     return figures
+
+
+def _answered(result: object) -> bool:
+    """A tool call that came back with rows, not an error."""
+    if isinstance(result, BaseException) or getattr(result, "isError", True):
+        return False
+    text = "".join(getattr(part, "text", "") for part in getattr(result, "content", []))
+    try:
+        return "rows" in json.loads(text)
+    except ValueError:
+        return False
 
 
 async def run(sessions: int, count: int, calls: int) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -55,28 +54,18 @@ def ingest(
         since = since.astimezone()  # a date typed without a zone means local time
 
     async def go() -> dict[str, Any]:
-        bars = [progress(len(sources), "reading")]
-
-        def on_write(total: int) -> Callable[[Path], None]:
-            bars[0].__exit__()  # reading is done: its bar makes way for the writing one
-            bars.append(progress(total, "writing"))
-            return bars[-1].__enter__()
-
-        with sessions.ledger() as ledger:
-            try:
-                report = await sessions.ingest(
-                    sources,
-                    ledger=ledger,
-                    group_id=group_id,
-                    force=force,
-                    since=since,
-                    dry_run=dry_run,
-                    on_read=bars[0].__enter__(),
-                    on_write=on_write,
-                )
-            finally:
-                for bar in bars:
-                    bar.__exit__()
+        # One bar over the sources: each is counted once, unchanged at once, the others when read
+        # (the run writes as it goes).
+        with sessions.ledger() as ledger, progress(len(sources), "ingesting") as advance:
+            report = await sessions.ingest(
+                sources,
+                ledger=ledger,
+                group_id=group_id,
+                force=force,
+                since=since,
+                dry_run=dry_run,
+                on_read=advance,
+            )
         return report.to_dict()
 
     report = run(go())

@@ -45,6 +45,17 @@ class BackendLost(BackendError):
     """The backend went away in the middle of a run. What was committed before stays; the
     statement in flight is atomic, so it left nothing behind."""
 
+    def __init__(self, where: str, why: str, written: int, total: int) -> None:
+        self.where, self.why, self.written, self.total = where, why, written, total
+        super().__init__(
+            f"lost the {where} after writing {written} of {total} sessions ({why}); "
+            "no session was half written — run the same command again to finish"
+        )
+
+    def of_run(self, written_before: int, total: int) -> BackendLost:
+        """The same loss counted over a whole run, of which this write was one part."""
+        return BackendLost(self.where, self.why, written_before + self.written, total)
+
 
 def is_connection_loss(exc: BaseException) -> bool:
     """Whether `exc` means the server is gone (as opposed to a bad query or bad data)."""

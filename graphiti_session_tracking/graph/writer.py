@@ -246,10 +246,10 @@ class SessionGraphWriter:
                         raise
                     reason = str(exc).strip().splitlines()[0] if str(exc).strip() else "connection lost"
                     raise BackendLost(
-                        f"lost the {self.backend.kind} backend at {self.backend.location} after writing "
-                        f"{len(results)} of {len(summaries)} sessions "
-                        f"({self.backend.why_lost() or f'{type(exc).__name__}: {reason}'}); "
-                        "no session was half written — run the same command again to finish"
+                        f"{self.backend.kind} backend at {self.backend.location}",
+                        self.backend.why_lost() or f"{type(exc).__name__}: {reason}",
+                        len(results),
+                        len(summaries),
                     ) from exc
                 results.update(zip(chunk, written, strict=True))
                 if on_batch is not None:

@@ -7,6 +7,7 @@ over a `Pipeline`; none of them builds these parts or repeats the sequence.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable
 from contextlib import asynccontextmanager
@@ -17,12 +18,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from graphiti_session_tracking.config import GRAPHITI_HOME, AppConfig, ConfigError, GraphConfig
-from graphiti_session_tracking.graph.backends import open_backend
+from graphiti_session_tracking.graph.backends import BackendLost, open_backend
 from graphiti_session_tracking.group_id import GroupId
 
 from .ledger import Ledger, default_ledger_path
 from .policy import Policy
-from .prepare import Prepared, prepare
+from .prepare import Prepared, in_rounds, plan_sources, prepare, prepare_planned
 from .reports import IngestReport, WriteReport
 from .write import write
 
@@ -30,6 +31,8 @@ SUMMARY_FILES = GRAPHITI_HOME / "summaries"  # `store_in_graph: false` writes he
 
 # The summarizers, graphiti-core and the LLM clients load when a run needs them: an unchanged
 # tree is answered from the ledger without them.
+ROUND_SIZE = 50  # sessions read, summarized and written before the next ones are read
+
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
@@ -39,6 +42,8 @@ if TYPE_CHECKING:
     from graphiti_session_tracking.redact import Redactor
     from graphiti_session_tracking.summary import EnhancedSessionSummarizer
     from graphiti_session_tracking.tools import UnifiedToolClassifier
+
+    from .summary_files import SummaryFiles
 
 
 @dataclass
@@ -198,32 +203,50 @@ class Pipeline:
         since: datetime | None = None,
         dry_run: bool = False,
         on_read: Callable[[Path], None] | None = None,
-        on_write: Callable[[int], Callable[[Path], None]] | None = None,
         on_prepared: Callable[[IngestReport], None] | None = None,
     ) -> IngestReport:
-        """A run: prepare, then (unless a dry run, or nothing changed: the graph is not opened)
-        write and record each committed batch in the ledger.
+        """A run, streamed: the sources to read are put in rounds (oldest session first, one
+        session's transcripts together), and each round is read, summarized, written and recorded
+        in the ledger before the next is read, so memory stays flat however many sessions there
+        are, and a run stopped midway keeps what it wrote. The graph is opened only when a round
+        has something to write (never in a dry run, never when nothing changed).
 
-        `on_write`, given how many sessions will be written, returns the per-session callback
-        (for a progress bar that knows its total only now). `on_prepared` gets the run's report
-        before the write, which fills it in: a caller that goes on after a backend error (`watch`)
-        still has what was read and what was written before the error."""
+        `on_prepared` gets the run's report at once; the run fills it in, so a caller that goes on
+        after a backend error (`watch`) still has what was read and written before the error."""
         group_id = group_id or self.group_id
-        prepared = await self.prepare(
-            sources, ledger=ledger, group_id=group_id, force=force, since=since, on_progress=on_read
-        )
+        report = IngestReport()
         if on_prepared is not None:
-            on_prepared(prepared.report)
-        if dry_run or not (prepared.sources or prepared.duplicates):
-            return await write(None, prepared, group_id=group_id)
-        if not self.store_in_graph:
-            from .summary_files import SummaryFiles
+            on_prepared(report)
+        todo = plan_sources(sources, report, ledger, force, since, group_id, self.policy, on_read)
+        if not todo:
+            return report
+        made = self.summarizers()
+        tools = (made.classifier, made.summarizer, self.redactor)
+        written, remaining = 0, len(todo)  # for a loss counted over the whole run
+        async with contextlib.AsyncExitStack() as stack:
+            target: SessionGraphWriter | SummaryFiles | None = None
+            for round_ in in_rounds(todo, ROUND_SIZE):
+                prepared = await prepare_planned(
+                    round_, report, ledger, tools, policy=self.policy, on_progress=on_read
+                )
+                if dry_run or not (prepared.sources or prepared.duplicates):
+                    await write(None, prepared, group_id=group_id)
+                    remaining -= len(round_)
+                    continue
+                if target is None:
+                    if self.store_in_graph:
+                        target = await stack.enter_async_context(self.writer())
+                    else:
+                        from .summary_files import SummaryFiles
 
-            files = SummaryFiles(SUMMARY_FILES, self.redactor)
-            return await write(files, prepared, ledger=ledger, group_id=group_id)
-        async with self.writer() as writer:
-            advance = on_write(len(prepared.sources)) if on_write is not None else None
-            return await write(writer, prepared, ledger=ledger, group_id=group_id, on_progress=advance)
+                        target = SummaryFiles(SUMMARY_FILES, self.redactor)
+                try:
+                    await write(target, prepared, ledger=ledger, group_id=group_id)
+                except BackendLost as exc:
+                    raise exc.of_run(written, written + remaining) from exc
+                written += len(prepared.sources)
+                remaining -= len(round_)
+        return report
 
     async def migrate(
         self,

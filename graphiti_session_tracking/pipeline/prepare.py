@@ -18,7 +18,7 @@ from graphiti_session_tracking.transcripts.state import decode_session, encode_s
 from .ledger import Ledger, SourceRecord, classify_source, file_hash
 from .policy import NO_POLICY, Policy
 from .reports import IngestReport
-from .sources import SourceError, load_summary_file, no_conversation, triage, unreadable_reason
+from .sources import SourceError, load_summary_file, no_conversation, peek_session, triage, unreadable_reason
 
 # Summarizing loads its modules (the extractors' regexes, graphiti-core) when a source needs
 # them, so an unchanged tree is answered from the ledger at once.
@@ -62,6 +62,9 @@ class Prepared:
     duplicates: list[Duplicate] = field(default_factory=list)  # of sources ingested before
 
 
+Planned = tuple[Path, str, int]  # a source to read: its path, ledger state and offset to read from
+
+
 async def prepare(
     sources: list[Path],
     *,
@@ -77,13 +80,31 @@ async def prepare(
     policy: Policy = NO_POLICY,
 ) -> Prepared:
     """Read and summarize the sources that are new or changed since the ledger last saw them, or
-    that were ingested into another group than `group_id` (the write moves them).
+    that were ingested into another group than `group_id` (the write moves them), all at once.
 
     `tools`, when given, makes the classifier, summarizer and redactor on the first source that
     needs reading: a run where nothing changed never builds them."""
     report = IngestReport()
-    prepared: list[PreparedSource] = []
-    todo: list[tuple[Path, str, int]] = []
+    todo = plan_sources(sources, report, ledger, force, since, group_id, policy, on_progress)
+    if todo and tools is not None:
+        classifier, summarizer, redactor = tools()
+    return await prepare_planned(
+        todo, report, ledger, (classifier, summarizer, redactor), policy=policy, on_progress=on_progress
+    )
+
+
+def plan_sources(
+    sources: list[Path],
+    report: IngestReport,
+    ledger: Ledger | None,
+    force: bool,
+    since: datetime | None,
+    group_id: str | None,
+    policy: Policy,
+    on_progress: Callable[[Path], None] | None = None,
+) -> list[Planned]:
+    """The sources that need reading (new, grown, changed, moved); the rest are counted in `report`."""
+    todo: list[Planned] = []
     for source in sources:
         report.sources_seen += 1
         if policy.too_old(source) or policy.excludes(source):
@@ -103,12 +124,46 @@ async def prepare(
             report.skipped += 1
         if on_progress is not None:
             on_progress(source)
-    if todo and tools is not None:
-        classifier, summarizer, redactor = tools()
+    return todo
+
+
+def in_rounds(todo: list[Planned], size: int) -> list[list[Planned]]:
+    """The planned sources in rounds of about `size`, oldest session first and the transcripts of
+    one session id in the same round, so that a run can read, write and let go of one round at a
+    time (memory does not grow with the number of sessions) and still write each session once,
+    after the session it continues."""
+    sessions: dict[str, list[Planned]] = {}
+    starts: dict[str, str] = {}
+    for planned in todo:
+        session_id, started = peek_session(planned[0])
+        sessions.setdefault(session_id, []).append(planned)
+        starts[session_id] = min(starts.get(session_id, started), started)
+    rounds: list[list[Planned]] = [[]]
+    for session_id in sorted(sessions, key=lambda key: (starts[key] == "", starts[key], key)):
+        if len(rounds[-1]) >= size:
+            rounds.append([])
+        rounds[-1].extend(sessions[session_id])
+    return [r for r in rounds if r]
+
+
+async def prepare_planned(
+    todo: list[Planned],
+    report: IngestReport,
+    ledger: Ledger | None,
+    made: tuple[UnifiedToolClassifier | None, EnhancedSessionSummarizer | None, Redactor | None],
+    *,
+    policy: Policy = NO_POLICY,
+    on_progress: Callable[[Path], None] | None = None,
+) -> Prepared:
+    """Read and summarize planned sources into `report`: one item per session, oldest first."""
+    classifier, summarizer, redactor = made
     if redactor is None:
         from graphiti_session_tracking.redact import Redactor
 
         redactor = Redactor()
+    calls_before = classifier.stats.llm_calls if classifier is not None else 0
+    problems_before = len(classifier.problems) if classifier is not None else 0
+    prepared: list[PreparedSource] = []
     for source, state, offset in todo:
         await asyncio.sleep(0)  # a signal handled by the event loop (watch) gets its turn
         try:
@@ -129,8 +184,8 @@ async def prepare(
     for item in prepared:
         item.summary = policy.trim(item.summary)
     if classifier is not None:
-        report.llm_calls += classifier.stats.llm_calls
-        report.problems.extend(classifier.problems)
+        report.llm_calls += classifier.stats.llm_calls - calls_before
+        report.problems.extend(classifier.problems[problems_before:])
     # Oldest first, so that each session finds the one it CONTINUES already written.
     prepared.sort(key=lambda p: (p.summary.started_at is None, iso_time(p.summary.started_at) or ""))
     return Prepared(report, prepared, duplicates)

