@@ -61,6 +61,8 @@ from typing import Any, Final, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from graphiti_session_tracking.transcripts.kinds import FILE_CHANGING, ToolKind
+
 from .transcripts.model import Session, ToolCall
 
 logger = logging.getLogger(__name__)
@@ -391,15 +393,13 @@ def _cut_before(text: str, index: int) -> int:
 
 # --- errors and files -------------------------------------------------------------------------
 
-# Tools whose result text is command output, where "error"/"failed" report an outcome.
-_COMMAND_TOOLS: Final = frozenset({"Bash", "BashOutput", "PowerShell"})
+# Calls whose result text is command output, where "error"/"failed" report an outcome.
+_COMMAND_KINDS: Final = frozenset({ToolKind.COMMAND, ToolKind.BACKGROUND})
 _ERROR_TEXT: Final = re.compile(
     r"\btraceback\b"
     r"|(?<!(?<!\d)0 )(?<!\bno )\b(?:errors?|exceptions?|failed|failures?|crash(?:ed|es)?)\b",
     re.IGNORECASE,
 )
-_WRITE_TOOLS: Final = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
-_READ_TOOLS: Final = frozenset({"Read"})
 
 _TEST_DIRS: Final = frozenset({"tests", "test", "__tests__", "spec", "specs"})
 _DOC_DIRS: Final = frozenset({"docs", "doc", "documentation"})
@@ -459,9 +459,9 @@ def _touched_files(calls: Iterable[ToolCall]) -> dict[str, float]:
     """Path -> weight: 1 when the session wrote it, 0.5 when it only read it."""
     weights: dict[str, float] = {}
     for call in calls:
-        if call.name in _WRITE_TOOLS:
+        if call.kind in FILE_CHANGING:
             weight = 1.0
-        elif call.name in _READ_TOOLS:
+        elif call.kind is ToolKind.READ:
             weight = 0.5
         else:
             continue
@@ -478,7 +478,7 @@ def is_error_result(call: ToolCall) -> bool:
         return False
     if result.is_error:
         return True
-    return call.name in _COMMAND_TOOLS and _ERROR_TEXT.search(result.text) is not None
+    return call.kind in _COMMAND_KINDS and _ERROR_TEXT.search(result.text) is not None
 
 
 # --- detector ---------------------------------------------------------------------------------

@@ -425,7 +425,7 @@ def test_a_recap_from_an_old_or_damaged_ledger_state_is_redacted(tmp_path: Path)
     project, transcript, env = _home_with_transcript(tmp_path, seeded_transcript(tmp_path / "src"))
     db = tmp_path / "graphiti" / "g.falkordb"
     assert cli("ingest", str(transcript), "--db", str(db), env=env, cwd=project).returncode == 0
-    for state in (b"GSS2" + b"\x00" * 40, b"GSS3 damaged"):
+    for state in (b"GSS2" + b"\x00" * 40, b"GSS3 damaged", b"GSS4 damaged"):
         with sqlite3.connect(f"{db}.ledger.sqlite") as ledger:
             ledger.execute("UPDATE sources SET session_state = ?", (state,))
         done = cli(

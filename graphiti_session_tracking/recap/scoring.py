@@ -31,17 +31,15 @@ from graphiti_session_tracking.summary.content import collapse_tool_call
 from graphiti_session_tracking.tools.bash.analyzer import BashAnalyzer
 from graphiti_session_tracking.tools.heuristics import classify_heuristic
 from graphiti_session_tracking.tools.model import ToolIntent
-from graphiti_session_tracking.transcripts import Session, ToolCall
+from graphiti_session_tracking.transcripts import Session, ToolCall, ToolKind
 
 Category = Literal["consequential", "observational", "meta"]
 
 CHUNK_CHARS = 1_200  # a chunk: one exchange, or this much of a long one
 TEXT_CHARS = 400  # of one message in a recap line
 ALPHA = 0.25
-META_TOOLS = frozenset(
-    {"TodoWrite", "TodoRead", "BashOutput", "KillShell", "KillBash", "ListMcpResourcesTool"}
-)
-ASKING_TOOLS = frozenset({"AskUserQuestion", "ExitPlanMode"})
+META_KINDS = frozenset({ToolKind.TODO, ToolKind.BACKGROUND})
+ASKING_KINDS = frozenset({ToolKind.QUESTION, ToolKind.PLAN})
 _CHANGES = frozenset({ToolIntent.CREATE, ToolIntent.MODIFY, ToolIntent.DELETE, ToolIntent.CONFIGURE})
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{2,}")
 _BASH = BashAnalyzer()
@@ -53,11 +51,11 @@ def estimate_tokens(text: str) -> int:
 
 def category(call: ToolCall) -> Category:
     """Consequential (changed state or asked the user), observational (looked), meta (bookkeeping)."""
-    if call.name in META_TOOLS:
+    if call.kind in META_KINDS:
         return "meta"
-    if call.name in ASKING_TOOLS:
+    if call.kind in ASKING_KINDS:
         return "consequential"
-    if call.name == "Bash":
+    if call.kind is ToolKind.COMMAND:
         intent = _BASH.analyze(str(call.input.get("command", ""))).classification.intent
     else:
         classified = classify_heuristic(call.name, call.input)

@@ -7,10 +7,10 @@ import posixpath
 import re
 
 from graphiti_session_tracking.transcripts import ToolCall
-from graphiti_session_tracking.transcripts.model import FILE_WRITING_TOOLS
+from graphiti_session_tracking.transcripts.kinds import FILE_CHANGING
 from graphiti_session_tracking.transcripts.spill import PATH_LIMIT
 
-__all__ = ["FILE_WRITING_TOOLS", "relative_path", "written_file"]
+__all__ = ["relative_path", "written_file"]
 
 _WINDOWS = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\)")
 
@@ -41,7 +41,7 @@ def relative_path(path: str, project_path: str | None) -> str:
 
 def written_file(call: ToolCall) -> str | None:
     """The file a successful Write/Edit/MultiEdit/NotebookEdit call changed."""
-    if call.name not in FILE_WRITING_TOOLS or not call.succeeded:
+    if call.kind not in FILE_CHANGING or not call.succeeded:
         return None
     path = call.input.get("file_path") or call.input.get("notebook_path")
     if isinstance(path, str) and len(path) > PATH_LIMIT and call.input_cut:  # cut: read it whole

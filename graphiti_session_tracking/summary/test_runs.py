@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from graphiti_session_tracking.transcripts import Session, ToolCall
+from graphiti_session_tracking.transcripts import Session, ToolCall, ToolKind
 
 from .model import TestSummary
 
@@ -463,7 +463,7 @@ def extract_test_results(session: Session) -> TestSummary | None:
     Runs whose output has no totals line (cut off, interrupted, a build that failed first) are
     passed over, so the last run that reported is used. Sub-agent calls count too, in time order.
     """
-    calls = [c for c in session.tool_calls if c.name == "Bash" and c.result is not None]
+    calls = [c for c in session.tool_calls if c.kind is ToolKind.COMMAND and c.result is not None]
     if all(c.timestamp is not None for c in calls):
         calls.sort(key=lambda c: c.timestamp.timestamp() if c.timestamp else 0.0)  # stable sort
     for call in reversed(calls):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from graphiti_session_tracking.transcripts import Session, ToolCall
+from graphiti_session_tracking.transcripts import Session, ToolCall, ToolKind
 
 __all__ = ["extract_tasks", "todo_items"]
 
@@ -55,7 +55,8 @@ def extract_tasks(session: Session) -> tuple[list[str], list[str]]:
     calls = [
         c
         for c in session.tool_calls
-        if c.name == "TodoWrite"
+        if c.kind is ToolKind.TODO
+        and "todos" in c.input
         and not c.is_sidechain
         and not (c.result is not None and c.result.is_error)
         and todo_items(c)

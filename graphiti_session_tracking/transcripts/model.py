@@ -8,6 +8,8 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any, ClassVar
 
+from .claude_tools import claude_tool_kind
+from .kinds import FILE_CHANGING, ToolKind
 from .spill import Spill, call_input, result_structured, result_text
 
 
@@ -122,6 +124,7 @@ class ToolCall:
         "id",
         "input",
         "is_sidechain",
+        "kind",
         "line",
         "name",
         "result",
@@ -140,9 +143,11 @@ class ToolCall:
         result: ToolResult | None = None,
         *,
         spill: Spill | None = None,  # where the whole input is, when `input` was cut
+        kind: ToolKind | None = None,  # what it does; its reader says (else a Claude Code name's)
     ) -> None:
         self.id = id
         self.name = name
+        self.kind = kind if kind is not None else claude_tool_kind(name)
         self.input = input
         self.timestamp = timestamp
         self.line = line
@@ -169,6 +174,7 @@ class ToolCall:
     _STATE: ClassVar[tuple[str, ...]] = (
         "id",
         "name",
+        "kind",
         "input",
         "timestamp",
         "line",
@@ -217,10 +223,6 @@ class TokenUsage:
             + self.cache_creation_input_tokens
             + self.cache_read_input_tokens
         )
-
-
-# Claude Code's tools that write a file (its path in `file_path`, or `notebook_path`).
-FILE_WRITING_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 
 
 def git_root(folder: str) -> str | None:
@@ -298,7 +300,7 @@ class Session:
         written = {
             call.input.get("file_path") or call.input.get("notebook_path")
             for call in self.tool_calls
-            if call.name in FILE_WRITING_TOOLS
+            if call.kind in FILE_CHANGING
         }
         roots = {git_root(os.path.dirname(p)) for p in written if isinstance(p, str) and os.path.isabs(p)}
         inside = next(iter(roots)) if len(roots) == 1 else None

@@ -18,6 +18,7 @@ from typing import Any
 
 from graphiti_session_tracking.redact import redact_pasted_tokens
 
+from .claude_tools import claude_tool_kind
 from .model import Message, Problem, Session, TokenUsage, ToolCall, ToolResult
 from .spill import (
     INPUT_TEXT_LIMIT,
@@ -403,6 +404,7 @@ class _SessionBuilder:
         call = ToolCall(
             id=call_id,
             name=self.share(name),
+            kind=claude_tool_kind(name),
             input=preview,
             timestamp=message.timestamp,
             line=line_no,

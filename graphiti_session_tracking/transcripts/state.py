@@ -17,10 +17,11 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
+from .kinds import ToolKind
 from .model import Message, Problem, Session, TokenUsage, ToolCall, ToolResult
 from .spill import Spill
 
-_FORMAT = b"GSS3"  # JSON lists, zlib stream; older formats (marshal, pickle) are re-read, never loaded
+_FORMAT = b"GSS4"  # JSON lists, zlib stream; older formats (marshal, pickle, GSS3 without kinds) are re-read, never loaded
 _CHUNK = 2_000
 
 Redact = Callable[[str], str]
@@ -196,7 +197,7 @@ def _blobs(session: Session, redact: Redact) -> Iterator[bytes]:
 
 
 def _call(call: ToolCall, paths: dict[str, int], redact: Redact) -> tuple[Any, ...]:
-    (id_, name, input_, timestamp, line, sidechain, subagent, result, spill) = call.__getstate__()
+    (id_, name, kind, input_, timestamp, line, sidechain, subagent, result, spill) = call.__getstate__()
     encoded_result = None
     if result is not None:
         text, is_error, result_time, structured, result_spill, lazy = result.__getstate__()
@@ -211,6 +212,7 @@ def _call(call: ToolCall, paths: dict[str, int], redact: Redact) -> tuple[Any, .
     return (
         id_,
         name,
+        kind.value,
         _deep(input_, redact),
         _time(timestamp),
         line,
@@ -249,7 +251,7 @@ def _decode(items: Iterator[Any]) -> Session:
 
     calls: list[ToolCall] = []
     while len(calls) < all_calls:
-        for id_, name, input_, timestamp, line, sidechain, subagent, raw_result, raw_spill in next(items):
+        for id_, name, kind, input_, timestamp, line, sidechain, subagent, raw_result, raw_spill in next(items):
             result = None
             if raw_result is not None:
                 text, is_error, result_time, structured, result_spill, lazy = raw_result
@@ -262,6 +264,7 @@ def _decode(items: Iterator[Any]) -> Session:
                 (
                     id_,
                     name,
+                    ToolKind(kind),
                     input_,
                     _parse_time(timestamp),
                     line,

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from graphiti_session_tracking.transcripts import Session, ToolCall
+from graphiti_session_tracking.transcripts import Session, ToolCall, ToolKind
 
 from .._sentences import cut, split_sentences
 from ..files import relative_path, written_file
@@ -39,7 +39,7 @@ def extract_config_changes(session: Session) -> list[ConfigChange]:
     files: dict[str, _FileEdits] = {}
     for call in session.tool_calls:
         path = written_file(call)
-        if path is None or call.name == "NotebookEdit":
+        if path is None or "notebook_path" in call.input:  # a notebook is not configuration
             continue
         parse = config_parser(path)
         if parse is None:
@@ -110,13 +110,13 @@ def _before_after(call: ToolCall) -> tuple[list[tuple[str | None, str]], bool]:
     args = call.full_input  # the whole edit: `input` holds only the start of long texts
     original = structured.get("originalFile")
     original = original if isinstance(original, str) else None
-    if call.name == "Write":
+    if call.kind is ToolKind.WRITE:
         content = structured.get("content")
         after = content if isinstance(content, str) else _whole(args.get("content"))
         created = structured.get("type") == "create"
         before = None if created else original
         return [(before, after)], created or original is not None
-    if call.name == "Edit":
+    if "edits" not in args:  # one edit
         pairs = [
             (
                 _text(structured.get("oldString"), args.get("old_string")),
@@ -124,7 +124,7 @@ def _before_after(call: ToolCall) -> tuple[list[tuple[str | None, str]], bool]:
             )
         ]
         replace_all = bool(structured.get("replaceAll", args.get("replace_all")))
-    else:  # MultiEdit
+    else:  # several edits in one call
         edits = args.get("edits")
         pairs = [
             (_whole(e.get("old_string")), _whole(e.get("new_string")))

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from graphiti_session_tracking.transcripts import Message, Session
+from graphiti_session_tracking.transcripts import Message, Session, ToolKind
 
 from .._sentences import plain, prose_lines, split_sentences
 from ..model import DecisionRecord
@@ -22,7 +22,7 @@ _ANSWER_TEXT = re.compile(r'"([^"\n]+?)"="([^"\n]*?)"')
 
 def _asked(session: Session) -> Iterator[_Found]:
     for call in session.tool_calls:
-        if call.name != "AskUserQuestion" or not call.succeeded or call.result is None:
+        if call.kind is not ToolKind.QUESTION or not call.succeeded or call.result is None:
             continue
         structured = call.result.structured or {}
         questions = structured.get("questions") or call.full_input.get("questions") or []

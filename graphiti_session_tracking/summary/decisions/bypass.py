@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from graphiti_session_tracking.transcripts import Session, ToolCall
+from graphiti_session_tracking.transcripts import Session, ToolCall, ToolKind
 
 from .record import STATED, _Found, _record
 
@@ -38,7 +38,7 @@ def _bypassed(session: Session) -> Iterator[_Found]:
 
     failed: dict[tuple[str, ...], tuple[ToolCall, str]] = {}
     for call in session.tool_calls:
-        if call.name != "Bash" or call.result is None:
+        if call.kind is not ToolKind.COMMAND or call.result is None:
             continue
         words = _first_command(str(call.input.get("command", "")))
         head = tuple(w for w in words[:3] if not w.startswith("-"))[:2]

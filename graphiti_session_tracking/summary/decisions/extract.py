@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from difflib import SequenceMatcher
 
-from graphiti_session_tracking.transcripts import Session
+from graphiti_session_tracking.transcripts import Session, ToolKind
 
 from ..model import DecisionRecord
 from .answers import _asked, _picked_or_accepted, _rejections
@@ -66,7 +66,7 @@ def _every_form(session: Session) -> Iterator[_Found]:
             # instead of Y"), often where its visible text only acts on them.
             yield from _phrased(message.thinking, message.line, requests)
     for call in session.tool_calls:
-        if call.name in ("Task", "Agent") and call.succeeded and call.result is not None:
+        if call.kind is ToolKind.SUBAGENT and call.succeeded and call.result is not None:
             described = str(call.input.get("description") or "").strip()
             yield from _marked(call.result.text, call.line, described)
 

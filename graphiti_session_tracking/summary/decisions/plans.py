@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from graphiti_session_tracking.transcripts import Session
+from graphiti_session_tracking.transcripts import Session, ToolKind
 
 from .._sentences import plain, prose_lines, split_sentences
 from .alternatives import _alternatives, _whole
@@ -27,7 +27,7 @@ _ALTERNATIVE_HEADING = re.compile(r"^alternatives?(?:\s+considered)?\s*(?::\s*(.
 
 def _plans(session: Session) -> Iterator[_Found]:
     for call in session.tool_calls:
-        if call.name == "ExitPlanMode" and call.succeeded and call.result is not None:
+        if call.kind is ToolKind.PLAN and call.succeeded and call.result is not None:
             plan = call.full_input.get("plan")
             if isinstance(plan, str) and not _turned_down(call.result.text):
                 yield from _plan(plan, call.line)

@@ -8,12 +8,11 @@ from functools import lru_cache
 
 from graphiti_session_tracking.tools.bash import BashAnalyzer, SegmentVerdict
 from graphiti_session_tracking.tools.model import ToolIntent
-from graphiti_session_tracking.transcripts import ToolCall
+from graphiti_session_tracking.transcripts import ToolCall, ToolKind
 
 _ANALYZER = BashAnalyzer()
 _judge_line = lru_cache(maxsize=4096)(_ANALYZER.judge_line)  # each command is judged several times
 _analyze = lru_cache(maxsize=4096)(_ANALYZER.analyze)
-_COMMAND_TOOLS = frozenset({"Bash", "PowerShell"})
 
 _CHECK_WORD = re.compile(
     r"(?:^|&&|;|\|)\s*(?:(?:mise|make|just|task|npm|pnpm|yarn|bun|deno|uv|poetry|hatch|tox|nox|go|cargo|"
@@ -36,7 +35,7 @@ def _verdict(call: ToolCall) -> SegmentVerdict | None:
 
 
 def _command(call: ToolCall) -> str:
-    command = call.input.get("command") if call.name in _COMMAND_TOOLS else None
+    command = call.input.get("command") if call.kind is ToolKind.COMMAND else None
     return command if isinstance(command, str) else ""
 
 
@@ -50,7 +49,7 @@ def _is_check(call: ToolCall) -> bool:
 
 def _kind_key(call: ToolCall) -> Key:
     """What makes two calls 'the same kind': program and subcommand, or a write of the same file."""
-    if call.name not in _COMMAND_TOOLS:
+    if call.kind is not ToolKind.COMMAND:
         path = call.input.get("file_path") or call.input.get("notebook_path")
         return ("file", path if isinstance(path, str) and path else call.name)
     verdict = _verdict(call)

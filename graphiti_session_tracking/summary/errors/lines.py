@@ -8,10 +8,10 @@ import re
 from difflib import SequenceMatcher
 
 from graphiti_session_tracking.tools.model import ToolIntent
-from graphiti_session_tracking.transcripts import ToolCall
+from graphiti_session_tracking.transcripts import ToolCall, ToolKind
 
 from .._sentences import cut
-from .commands import _COMMAND_TOOLS, _is_check, _kind_key, _verdict
+from .commands import _is_check, _kind_key, _verdict
 
 ERROR_LIMIT = 200
 _MAX_RECORDS_PER_RUN = 5  # distinct failing lines of one run kept as records; the rest are named
@@ -96,7 +96,7 @@ def failure_lines(call: ToolCall) -> list[str] | None:
     result = call.result
     if result is None:
         return None
-    if call.name not in _COMMAND_TOOLS:
+    if call.kind is not ToolKind.COMMAND:
         line = _first_line(_clean(result.text))
         if result.is_error and _SYSTEM_ERROR.search(line):
             return [cut(line, ERROR_LIMIT)]  # a Write refused by the file system
@@ -130,7 +130,7 @@ def reported_lines(call: ToolCall) -> list[str]:
     failure and goes on: `Error processing a.json: bad escape`); [] for a lookup, or when it only
     printed positions or stack frames (a hook's test logs)."""
     result = call.result
-    if call.name not in _COMMAND_TOOLS or result is None or result.is_error:
+    if call.kind is not ToolKind.COMMAND or result is None or result.is_error:
         return []
     verdict = _verdict(call)
     if verdict is not None and verdict.kind.intent in (ToolIntent.READ, ToolIntent.SEARCH):
@@ -152,7 +152,7 @@ def _stalled(call: ToolCall) -> str | None:
     """The prompt a command stopped at, when its output ends on a question nobody answered (a
     scaffolder asking for options in a shell with no input): it did not run, though it exited 0."""
     result = call.result
-    if call.name not in _COMMAND_TOOLS or result is None or result.is_error:
+    if call.kind is not ToolKind.COMMAND or result is None or result.is_error:
         return None
     last = next(
         (

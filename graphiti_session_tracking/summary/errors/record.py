@@ -7,12 +7,12 @@ import re
 from typing import TYPE_CHECKING
 
 from graphiti_session_tracking.tools.model import ToolIntent
-from graphiti_session_tracking.transcripts import Session, ToolCall
+from graphiti_session_tracking.transcripts import Session, ToolCall, ToolKind
 
 from .._sentences import Sentence, cut
 from ..files import relative_path, written_file
 from ..model import ErrorResolution
-from .commands import _COMMAND_TOOLS, _PASTED, Key, _bare, _command, _is_check, _kind_key, _verdict
+from .commands import _PASTED, Key, _bare, _command, _is_check, _kind_key, _verdict
 from .lines import _CODE, _COUNT, _POSITION, _TIMED_OUT, ERROR_LIMIT, failure_lines
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ def _record(
 def _changed_command(failing: ToolCall | None, passing: ToolCall) -> str:
     """With nothing changed in between, the fix was the command itself (`git commit
     --no-gpg-sign`, the same command without the `rtk` wrapper)."""
-    if failing is None or passing.name not in _COMMAND_TOOLS:
+    if failing is None or passing.kind is not ToolKind.COMMAND:
         return ""
     before, after = _bare(_command(failing)), _bare(_command(passing))
     if not after or before == after:
@@ -118,10 +118,10 @@ def _fix(session: Session, between: list[ToolCall], failing_key: Key) -> str:
         path = written_file(call)
         if path is not None:
             structured = (call.result.structured if call.result else None) or {}
-            is_new = call.name == "Write" and structured.get("type") == "create"
+            is_new = call.kind is ToolKind.WRITE and structured.get("type") == "create"
             (created if is_new else edited).setdefault(relative_path(path, session.project_root), None)
             continue
-        if call.name not in _COMMAND_TOOLS or failure_lines(call) != [] or _kind_key(call) == failing_key:
+        if call.kind is not ToolKind.COMMAND or failure_lines(call) != [] or _kind_key(call) == failing_key:
             continue
         verdict = _verdict(call)
         if verdict is not None and (
@@ -146,7 +146,7 @@ def _named(verb: str, paths: list[str]) -> str:
 
 def _verification(session: Session, call: ToolCall) -> str:
     """The succeeding call, with test counts when its output states them."""
-    if call.name not in _COMMAND_TOOLS:
+    if call.kind is not ToolKind.COMMAND:
         return f"{call.name} of {relative_path(_kind_key(call)[1], session.project_root)} succeeded"
     label = f"`{cut(_bare(_command(call)), 80)}`"
     if call.result is not None and _TIMED_OUT.match(call.result.text):
