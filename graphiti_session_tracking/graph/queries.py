@@ -163,8 +163,6 @@ async def run_query(
         "group_id": group_id,
         "limit": NO_LIMIT if limit is None else limit,
     }
-    # Rows are cut before the costly part of a query when no later filter can drop them.
-    params["early_limit"] = NO_LIMIT if filters.get("seen_before") else params["limit"]
     groups: list[str | None]
     if group_id is not None:
         groups = [group_id]

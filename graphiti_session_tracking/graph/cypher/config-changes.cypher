@@ -7,7 +7,7 @@
 // Every parameter but $limit may be null (no filter). Oldest first. `until` is when a later change
 // of the same setting in the same file replaced this value (the edge's invalid_at; null: in force).
 MATCH (s:Entity:Session)-[r:RELATES_TO]->(c:Entity:ConfigChange)
-WHERE r.name = 'CHANGED_CONFIG'
+WHERE r.name + '' = 'CHANGED_CONFIG'
   AND ($group_id IS NULL OR c.group_id = $group_id)
   AND ($session IS NULL OR s.session_id STARTS WITH $session)
   AND ($since IS NULL OR r.valid_at >= $since)

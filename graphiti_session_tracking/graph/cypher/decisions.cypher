@@ -11,13 +11,13 @@
 // with $file:
 // The file first (cheap): the sessions that modified it and the records that name it.
 OPTIONAL MATCH (f:Entity:File {path: $file})
-OPTIONAL MATCH (ms:Entity:Session)-[:RELATES_TO {name: 'MODIFIED_FILE'}]->(f)
+OPTIONAL MATCH (ms:Entity:Session)-[_r1:RELATES_TO]->(f) WHERE _r1.name + '' = 'MODIFIED_FILE'
 WITH f, collect(DISTINCT ms.uuid) AS modifying
-OPTIONAL MATCH (nr:Entity:Decision)-[:RELATES_TO {name: 'AFFECTS_FILE'}]->(f)
+OPTIONAL MATCH (nr:Entity:Decision)-[_r2:RELATES_TO]->(f) WHERE _r2.name + '' = 'AFFECTS_FILE'
 WITH modifying, collect(DISTINCT nr.uuid) AS naming
 // end with $file
 MATCH (s:Entity:Session)-[r:RELATES_TO]->(d:Entity:Decision)
-WHERE r.name = 'MADE_DECISION'
+WHERE r.name + '' = 'MADE_DECISION'
   AND ($group_id IS NULL OR d.group_id = $group_id)
   AND ($session IS NULL OR s.session_id STARTS WITH $session)
   AND ($since IS NULL OR r.valid_at >= $since)
@@ -36,10 +36,10 @@ WITH s, r, d, false AS names_file
 WITH s, r, d, names_file
 ORDER BY names_file DESC, r.valid_at DESC, d.decision
 LIMIT $limit
-OPTIONAL MATCH (d)-[:RELATES_TO {name: 'AFFECTS_FILE'}]->(af:Entity:File)
+OPTIONAL MATCH (d)-[_r3:RELATES_TO]->(af:Entity:File) WHERE _r3.name + '' = 'AFFECTS_FILE'
 WITH s, r, d, names_file, collect(DISTINCT af.path) AS files
 // Whether it still holds: a later decision of the project that reverses it SUPERSEDES it.
-OPTIONAL MATCH (later:Entity:Decision)-[:RELATES_TO {name: 'SUPERSEDES'}]->(d)
+OPTIONAL MATCH (later:Entity:Decision)-[_r4:RELATES_TO]->(d) WHERE _r4.name + '' = 'SUPERSEDES'
 WITH s, r, d, files, names_file, collect(DISTINCT later.session_id) AS superseded_by
 RETURN s.session_id AS session_id, d.decision AS decision, coalesce(d.rationale, '') AS rationale,
        coalesce(d.alternatives, []) AS alternatives, d.confidence AS confidence, d.by AS by,

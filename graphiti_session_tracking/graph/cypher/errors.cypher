@@ -11,19 +11,22 @@
 // with $file:
 // The file first (cheap): the sessions that modified it and the records that name it.
 OPTIONAL MATCH (f:Entity:File {path: $file})
-OPTIONAL MATCH (ms:Entity:Session)-[:RELATES_TO {name: 'MODIFIED_FILE'}]->(f)
+OPTIONAL MATCH (ms:Entity:Session)-[_r1:RELATES_TO]->(f) WHERE _r1.name + '' = 'MODIFIED_FILE'
 WITH f, collect(DISTINCT ms.uuid) AS modifying
-OPTIONAL MATCH (nr:Entity:ErrorResolution)-[:RELATES_TO {name: 'AFFECTS_FILE'}]->(f)
+OPTIONAL MATCH (nr:Entity:ErrorResolution)-[_r2:RELATES_TO]->(f) WHERE _r2.name + '' = 'AFFECTS_FILE'
 WITH modifying, collect(DISTINCT nr.uuid) AS naming
 // end with $file
 MATCH (s:Entity:Session)-[r:RELATES_TO]->(e:Entity:ErrorResolution)
-WHERE r.name = 'RESOLVED_ERROR'
+WHERE r.name + '' = 'RESOLVED_ERROR'
   AND ($group_id IS NULL OR e.group_id = $group_id)
   AND ($session IS NULL OR s.session_id STARTS WITH $session)
   AND ($since IS NULL OR r.valid_at >= $since)
   AND ($until IS NULL OR r.valid_at <= $until)
   AND ($text IS NULL OR toLower(e.error) CONTAINS toLower($text))
   AND ($root_cause IS NULL OR toLower(coalesce(e.root_cause, '')) CONTAINS toLower($root_cause))
+// with $seen_before:
+  AND ((e)-[:RELATES_TO]->(:Entity:ErrorResolution) OR (:Entity:ErrorResolution)-[:RELATES_TO]->(e))
+// end with $seen_before
 // with $file:
   AND (s.uuid IN modifying OR e.uuid IN naming)
 WITH s, r, e, e.uuid IN naming AS names_file
@@ -33,13 +36,13 @@ WITH s, r, e, false AS names_file
 // end without $file
 WITH s, r, e, names_file
 ORDER BY names_file DESC, r.valid_at DESC, e.error
-LIMIT $early_limit  // $limit, or none with $seen_before (it filters below): the rest is read for these rows only
-OPTIONAL MATCH (e)-[:RELATES_TO {name: 'AFFECTS_FILE'}]->(af:Entity:File)
+LIMIT $limit  // the rest is read for these rows only (an error links to another only by SEEN_BEFORE)
+OPTIONAL MATCH (e)-[_r3:RELATES_TO]->(af:Entity:File) WHERE _r3.name + '' = 'AFFECTS_FILE'
 WITH s, r, e, names_file, collect(DISTINCT af.path) AS files
 // Both directions, one at a time (FalkorDB follows an undirected pattern one way only).
-OPTIONAL MATCH (e)-[:RELATES_TO {name: 'SEEN_BEFORE'}]->(earlier:Entity:ErrorResolution)
+OPTIONAL MATCH (e)-[_r4:RELATES_TO]->(earlier:Entity:ErrorResolution) WHERE _r4.name + '' = 'SEEN_BEFORE'
 WITH s, r, e, files, names_file, collect(DISTINCT earlier) AS before
-OPTIONAL MATCH (later:Entity:ErrorResolution)-[:RELATES_TO {name: 'SEEN_BEFORE'}]->(e)
+OPTIONAL MATCH (later:Entity:ErrorResolution)-[_r5:RELATES_TO]->(e) WHERE _r5.name + '' = 'SEEN_BEFORE'
 WITH s, r, e, files, names_file, before, collect(DISTINCT later) AS after
 WITH s, r, e, files, names_file, before + after + [e] AS occurrences
 WHERE $seen_before IS NULL OR size(occurrences) > 1

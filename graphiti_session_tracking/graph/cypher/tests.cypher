@@ -3,7 +3,7 @@
 // $since / $until (bounds on the edge's valid_at, the session end), $limit.
 // Every parameter but $limit may be null (no filter). Oldest first.
 MATCH (s:Entity:Session)-[r:RELATES_TO]->(t:Entity:TestRun)
-WHERE r.name = 'RAN_TESTS'
+WHERE r.name + '' = 'RAN_TESTS'
   AND ($group_id IS NULL OR t.group_id = $group_id)
   AND ($session IS NULL OR s.session_id STARTS WITH $session)
   AND ($since IS NULL OR r.valid_at >= $since)
