@@ -17,6 +17,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..transcripts.claude_tools import CLAUDE_TOOL_KINDS
+from ..transcripts.kinds import ToolKind
 from ..transcripts.model import ToolCall
 from .bash import BashAnalysis, BashAnalyzer
 from .cache import (
@@ -76,6 +78,9 @@ class _Pending:
     indices: list[int] = field(default_factory=list)
     partial: ToolClassification | None = None  # a below-threshold name match
     bash: BashAnalysis | None = None
+
+
+COMMAND_TOOL = "Bash"  # the name command lines are classified (and cached) under
 
 
 def _is_bash(name: str) -> bool:
@@ -289,8 +294,20 @@ class UnifiedToolClassifier:
         return self.tool_classifier.problems
 
     async def classify_session(self, tool_calls: Sequence[ToolCall]) -> list[Classification]:
-        """One classification per call, in order (Bash calls by their `command`)."""
-        return await self.tool_classifier.classify_batch([(call.name, call.input) for call in tool_calls])
+        """One classification per call, in order. Another agent's shell command is analysed as a
+        command line (by its `command`); Claude Code's tools keep their names (PowerShell is
+        classified as a tool, as the recorded LLM answers of the fidelity bench expect)."""
+        return await self.tool_classifier.classify_batch(
+            [
+                (
+                    COMMAND_TOOL
+                    if call.kind is ToolKind.COMMAND and call.name not in CLAUDE_TOOL_KINDS
+                    else call.name,
+                    call.input,
+                )
+                for call in tool_calls
+            ]
+        )
 
     @staticmethod
     def aggregate_signals(classifications: Sequence[Classification]) -> dict[str, float]:

@@ -60,11 +60,18 @@ def read_transcript(
     (`<session id>/subagents/agent-*.jsonl`) are read too, their messages marked as sidechain.
     With `previous` (the session as parsed up to `start_offset`), reading continues it: only the
     new lines are parsed, and the result is the whole session.
+
+    A Codex CLI rollout is read by `codex.read_codex`, always whole (`start_offset` and `previous`
+    do not apply; the session's `end_offset` is where the next read would start all the same).
     """
+    from .codex import is_codex_rollout, read_codex  # codex.py reads lines with this module's helpers
+
     source = Path(path)
     start_offset = max(0, start_offset)
     if not source.is_file():
         raise TranscriptNotFoundError(f"transcript not found: {source}")
+    if is_codex_rollout(source):
+        return read_codex(source)
     if previous is not None:
         session = _continuation(previous, start_offset)
     else:

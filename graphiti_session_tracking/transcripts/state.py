@@ -251,7 +251,9 @@ def _decode(items: Iterator[Any]) -> Session:
 
     calls: list[ToolCall] = []
     while len(calls) < all_calls:
-        for id_, name, kind, input_, timestamp, line, sidechain, subagent, raw_result, raw_spill in next(items):
+        for id_, name, kind, input_, timestamp, line, sidechain, subagent, raw_result, raw_spill in next(
+            items
+        ):
             result = None
             if raw_result is not None:
                 text, is_error, result_time, structured, result_spill, lazy = raw_result

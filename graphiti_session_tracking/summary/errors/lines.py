@@ -18,7 +18,7 @@ _MAX_RECORDS_PER_RUN = 5  # distinct failing lines of one run kept as records; t
 
 # Results that are "errors" only in form: the harness refusing a call, or the user saying no.
 _NOT_AN_ERROR = re.compile(
-    r"doesn't want to proceed|user rejected|rejected by the user|\[Request interrupted|"
+    r"doesn't want to proceed|user rejected|rejected by (?:the )?user|\[Request interrupted|"
     r"was interrupted by the user|Command running in background|was blocked\. For security|"
     r"^Sibling tool call errored|Permission for this action (?:was|has been) denied|"
     r"permission to use \S+ has been denied|denied by the Claude Code auto mode|"
