@@ -19,9 +19,13 @@ alone what to do with the file. Here every step that touches the user's file is 
   recorded in the log folder. An RDB changed since (written by another program) is newer than
   our log: it is loaded and the log rebuilt from it (the old log is kept as `.aof.d.superseded`).
 - Read-only opens (queries, search, dry runs) never create the file, never switch, never save.
-- One server per file: an exclusive lock while open; a server left by a killed process (recorded
-  in `<name>.server`) is stopped before a new one starts; a live server of another program on the
-  same file is refused. Files and folders we create are private to the user (umask 077).
+- One server per file, shared by every process of the tool: the first opener starts it through
+  its keeper (embedded_server.py), which records it in `<name>.server` and stops it once unused;
+  later openers check the record (keeper and server running, socket the user's own in a private
+  folder, serving this file's folder) and attach. Finding, starting and cleaning up happen under
+  `<name>.lock`, so there are never two servers; writers take turns on `<name>.write.lock`;
+  readers take no lock. A live server of another program on the same file is refused. Files and
+  folders we create are private to the user (umask 077).
 """
 
 from __future__ import annotations
