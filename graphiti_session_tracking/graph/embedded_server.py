@@ -177,6 +177,9 @@ class _Keeper:
                 self.stop()
                 return
             if quiet_since is not None and now - quiet_since >= idle_s:
+                if not self.path.parent.is_dir():  # the file's folder is gone: nobody can come
+                    self.stop()
+                    return
                 with start_lock(self.path, wait_s=0) as locked:
                     if locked and int(client.info("clients")["connected_clients"]) <= 1:
                         client.close()
@@ -233,7 +236,11 @@ def main(argv: list[str] | None = None) -> int:
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):  # the opener may exit: nothing of ours may hold its pipe or terminal
         os.dup2(devnull, fd)
-    keeper.watch(args.idle)
+    try:
+        keeper.watch(args.idle)
+    finally:  # whatever stops the keeper stops its server: a server nobody keeps is never left
+        if keeper.process is not None and keeper.process.poll() is None:
+            keeper.stop()
     return 0
 
 

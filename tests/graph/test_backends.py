@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -250,3 +251,16 @@ async def test_neo4j_backend_builds_graphiti_indices(neo4j_config: GraphConfig) 
         )
         names = records[0]["names"]
         assert "node_name_and_summary" in names and "episode_content" in names
+
+
+def test_a_server_whose_folder_was_removed_stops_with_its_keeper(tmp_path: Path) -> None:
+    db = tmp_path / "gone" / "g.falkordb"
+    db.parent.mkdir()
+    run_script(WRITE.replace("{after}", "pass"), db, env=idle(1))
+    record = json.loads((db.parent / "g.falkordb.server").read_text())
+    shutil.rmtree(db.parent)  # a temporary folder cleaned up while the server idles
+    deadline = time.monotonic() + 20
+    while any(psutil.pid_exists(record[k]) for k in ("pid", "keeper")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for key in ("pid", "keeper"):
+        assert not psutil.pid_exists(record[key]) or psutil.Process(record[key]).status() == "zombie"
