@@ -137,7 +137,8 @@ def in_rounds(todo: list[Planned], size: int) -> list[list[Planned]]:
     for planned in todo:
         session_id, started = peek_session(planned[0])
         sessions.setdefault(session_id, []).append(planned)
-        starts[session_id] = min(starts.get(session_id, started), started)
+        known = [t for t in (starts.get(session_id), started) if t]  # an unknown start never wins
+        starts[session_id] = min(known, default="")
     rounds: list[list[Planned]] = [[]]
     for session_id in sorted(sessions, key=lambda key: (starts[key] == "", starts[key], key)):
         if len(rounds[-1]) >= size:
@@ -344,7 +345,7 @@ async def _prepare_one(
         # The part read before was rewritten after all (its tail still matched): read it whole.
         previous = None
         session, summary = await _read_and_summarize(source, 0, None, classifier, summarizer, redactor)
-    if previous is not None:
+    if previous is not None and session.start_offset > 0:  # a Codex rollout is read whole
         report.read_incrementally += 1
     report.problems.extend(str(p) for p in session.problems)
     report.problems.extend(f"{source}: {note}" for note in summary.notes or [])

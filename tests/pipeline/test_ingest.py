@@ -183,7 +183,8 @@ def test_rounds_put_oldest_sessions_first_and_keep_a_session_s_transcripts_toget
 
     late = _transcript(tmp_path, "late.jsonl", "s-late", "2026-03-01T10:00:00Z")
     early = _transcript(tmp_path, "early.jsonl", "s-early", "2026-01-01T10:00:00Z")
-    copy = _transcript(tmp_path, "copy.jsonl", "s-late", "2026-03-01T10:00:00Z")
+    copy = tmp_path / "copy.jsonl"  # the same session, its opening without a time
+    copy.write_text(json.dumps({"type": "user", "sessionId": "s-late", "message": {}}) + "\n")
     middle = _transcript(tmp_path, "middle.jsonl", "s-middle", "2026-02-01T10:00:00Z")
     summary = tmp_path / "summary.json"
     summary.write_text("{}")
