@@ -14,8 +14,8 @@ def mcp(**opts: Any) -> None:
     """Serve the session graph to agents as MCP tools, over stdio.
 
     Tools: search_sessions, get_decisions, get_error_resolutions, get_config_history,
-    get_file_history, get_session_summary, session_tracking_status. The backend options and the
-    config file choose the graph, as for every command.
+    get_file_history, get_session_summary, get_commits, get_recap, session_tracking_status. The
+    backend options and the config file choose the graph, as for every command.
 
     \b
     Example (Claude Code):

@@ -79,6 +79,16 @@ _FILTER_OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] =
         help="Up to this ISO date (inclusive) or timestamp (UTC if no zone).",
     ),
     "session": click.option("--session", default=None, help="A session id or its 8-character prefix."),
+    "sha": click.option("--sha", default=None, help="A commit sha or its first 4 or more characters."),
+    "commit": click.option(
+        "--commit", default=None, help="The session that made this commit (a sha or its prefix)."
+    ),
+    "agent": click.option(
+        "--agent",
+        type=click.Choice(("claude-code", "codex", "gemini-cli", "opencode")),
+        default=None,
+        help="Only sessions of this coding agent.",
+    ),
     "current": click.option(
         "--current",
         is_flag=True,
@@ -130,10 +140,6 @@ def _query_command(name: str, help_text: str) -> Callable[..., None]:
     decorated: Callable[..., Any] = backend_options(command)
     for key in reversed(QUERY_FILTERS[name]):
         option = _FILTER_OPTIONS[key]
-        if name == "session" and key == "session":
-            option = click.option(
-                "--session", required=True, help="The session id or its 8-character prefix."
-            )
         decorated = option(decorated)
     decorated = click.option(
         "--limit", type=click.IntRange(min=1), default=None, help="At most this many rows."
@@ -149,19 +155,28 @@ _TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
     "errors": ("session_id", "valid_at", "error", "root_cause", "fix", "times_seen"),
     "config-changes": ("valid_at", "until", "file", "setting", "old_value", "new_value", "session_id"),
     "files": ("path", "sessions", "last_modified_at", "group_id"),
-    "sessions": ("session_id", "started_at", "primary_activity", "activity_score", "outcome", "objective"),
+    "sessions": (
+        "session_id",
+        "started_at",
+        "agent",
+        "primary_activity",
+        "activity_score",
+        "outcome",
+        "objective",
+    ),
+    "commits": ("sha", "committed_at", "branch", "message", "pull_request", "session_id", "objective"),
     "tests": ("valid_at", "session_id", "framework", "passed", "total", "failed", "coverage_pct"),
     "session": ("relation", "label", "name"),
     "search": ("kind", "type", "text", "score", "group_id"),
 }
-_TIME_COLUMNS = frozenset({"valid_at", "until", "started_at", "last_modified_at"})
+_TIME_COLUMNS = frozenset({"valid_at", "until", "started_at", "last_modified_at", "committed_at"})
 _ONLY_WHEN_SET = frozenset({"activity_score"})  # a score only `--activity` computes
 
 
 def _cell(column: str, value: Any) -> str:
     if value is None:
         return ""
-    if column == "session_id":
+    if column in ("session_id", "sha"):
         return str(value)[:8]
     if column in _TIME_COLUMNS:
         return str(value)[:16].replace("T", " ")  # minutes are enough on screen
@@ -268,12 +283,13 @@ _query_command(
     """Sessions by dominant activity (>= 0.3, strongest first) or by objective text; else newest first.
 
     JSON rows: session_id, objective, outcome, primary_activity, activity_score (with --activity),
-    started_at, ended_at, message_count, duration_minutes, group_id.
+    started_at, ended_at, message_count, duration_minutes, agent, agent_version, group_id.
 
     \b
     Example:
       graphiti-sessions query sessions --activity fixing --since 2026-01-01 --json
       graphiti-sessions query sessions --text "port to rust"
+      graphiti-sessions query sessions --agent codex
     """,
 )
 
@@ -292,13 +308,30 @@ _query_command(
 )
 
 _query_command(
+    "commits",
+    """Commits sessions made: sha, message, branch, time, files, pull request, and the session.
+
+    JSON rows: sha, message, branch, committed_at, files, pushed, pull_request, session_id,
+    objective, agent, group_id. Newest first. --sha finds one commit; `query session --commit`
+    shows everything its session did.
+
+    \b
+    Example:
+      graphiti-sessions query commits --file src/auth.py
+      graphiti-sessions query commits --sha 1a2b3c4 --json
+    """,
+)
+
+_query_command(
     "session",
     """What one session touched: every entity linked from it, with the relation.
 
-    JSON rows: session_id, relation, label, name, fact, valid_at, group_id.
+    --commit SHA: the session that made that commit ("which session made this commit, and why?").
+    JSON rows: session_id, relation, label, name, fact, valid_at, objective, agent, group_id.
 
     \b
     Example:
       graphiti-sessions query session --session 3f1c2a9b --json
+      graphiti-sessions query session --commit 1a2b3c4
     """,
 )

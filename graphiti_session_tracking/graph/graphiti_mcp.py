@@ -20,7 +20,7 @@ from graphiti_session_tracking.uri import mask_uri
 from .schema import Label
 
 ENTITY_DESCRIPTIONS: dict[Label, str] = {
-    Label.SESSION: "A Claude Code session: objective, outcome, activity, project, when",
+    Label.SESSION: "A coding-agent session: agent, objective, outcome, activity, project, when",
     Label.DECISION: "A choice made in a session, with its rationale and the alternatives set aside",
     Label.ERROR_RESOLUTION: "An error hit in a session, its root cause, the fix and how it was verified",
     Label.CONFIG_CHANGE: "A configuration setting changed in a file: old and new value, why",
@@ -29,6 +29,7 @@ ENTITY_DESCRIPTIONS: dict[Label, str] = {
     Label.TOOL: "A tool or MCP tool a session used",
     Label.TASK: "A task a session completed",
     Label.DISCOVERY: "Something a session found out about the code or its environment",
+    Label.COMMIT: "A git commit a session made: sha, message, branch, files, pull request",
 }
 
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::([^}]*))?\}")

@@ -105,6 +105,8 @@ def map_summary(
         "started_at": iso_time(summary.started_at),
         "ended_at": iso_time(summary.ended_at),
         "git_branch": summary.git_branch,
+        "agent": summary.agent,
+        "agent_version": summary.agent_version,
         "project_path": summary.project_path,
         "source_file": summary.session_file,
         "summary_version": summary_version,
@@ -169,6 +171,7 @@ def _map_records(
     records.tests()
     records.tasks()
     records.discoveries_and_documents()
+    records.commits()
     session = graph.session_node
     if previous_session_uuid is not None and previous_session_uuid != session.uuid:
         graph.edges.append(
@@ -423,6 +426,49 @@ class _Records:
             _relate(
                 graph, session, Relation.REFERENCED_DOC, file_node(path), f"Session {sid} referenced {path}"
             )
+
+    def commits(self) -> None:
+        """Each commit the session made, linked to the files it changed: a commit leads back to
+        the session, and from there to its decisions and errors (the why)."""
+        graph, summary, session, owned, sid, file_node = (
+            self.graph,
+            self.summary,
+            self.session,
+            self.owned,
+            self.sid,
+            self.file_node,
+        )
+        for commit in summary.commits or []:
+            short = commit.sha[:8]
+            pr = f" (pull request #{commit.pull_request})" if commit.pull_request else ""
+            node = _entity(
+                graph,
+                Label.COMMIT,
+                _key(owned, commit.sha),
+                name=f"{short} {commit.message}".strip(),
+                summary=f"Commit {short} on {commit.branch or 'a detached HEAD'}: {commit.message}{pr}",
+                attributes=_present(
+                    sha=commit.sha,
+                    message=commit.message,
+                    branch=commit.branch,
+                    committed_at=iso_time(commit.committed_at),
+                    files=commit.files or [],
+                    pushed=commit.pushed,
+                    pull_request=commit.pull_request,
+                    session_id=summary.session_id,
+                ),
+            )
+            _relate(
+                graph,
+                session,
+                Relation.MADE_COMMIT,
+                node,
+                f"Session {sid} made commit {short}: {commit.message}{pr}",
+            )
+            for path in commit.files or []:
+                _relate(
+                    graph, node, Relation.COMMITTED_FILE, file_node(path), f"Commit {short} changed {path}"
+                )
 
 
 def continues_edge(group_id: str, session_id: str, when: datetime, previous_session_uuid: str) -> EntityEdge:

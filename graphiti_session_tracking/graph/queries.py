@@ -21,7 +21,7 @@ from .backends import Backend
 from .dialect import Dialect
 from .schema import iso_time
 
-QUERY_NAMES = ("decisions", "errors", "config-changes", "files", "sessions", "tests", "session")
+QUERY_NAMES = ("decisions", "errors", "config-changes", "files", "sessions", "tests", "commits", "session")
 
 # The filters each query takes (besides group_id and limit); all default to null (no filter).
 QUERY_FILTERS: dict[str, tuple[str, ...]] = {
@@ -29,9 +29,10 @@ QUERY_FILTERS: dict[str, tuple[str, ...]] = {
     "errors": ("text", "root_cause", "file", "since", "until", "session", "seen_before"),
     "config-changes": ("setting", "file", "since", "until", "session", "current"),
     "files": ("since", "until"),
-    "sessions": ("activity", "text", "since", "until"),
+    "sessions": ("activity", "agent", "text", "since", "until"),
     "tests": ("session", "since", "until"),
-    "session": ("session",),
+    "commits": ("sha", "file", "session", "since", "until"),
+    "session": ("session", "commit"),
 }
 
 # How rows from several groups are ordered once merged, most significant key first.
@@ -42,6 +43,7 @@ _ORDER: dict[str, list[tuple[str, bool]]] = {
     "files": [("sessions", True), ("path", False)],
     "sessions": [("activity_score", True), ("started_at", True)],
     "tests": [("valid_at", False), ("session_id", False)],
+    "commits": [("committed_at", True), ("sha", False)],
     "session": [("session_id", False), ("relation", False), ("name", False)],
 }
 
@@ -120,8 +122,12 @@ def query_params(dialect: Dialect, name: str, filters: Mapping[str, Any]) -> dic
         if activity is not None and activity not in ACTIVITY_DIMENSIONS:
             raise QueryError(f"unknown activity {activity!r}; known: {', '.join(ACTIVITY_DIMENSIONS)}")
         params["threshold"] = DOMINANT_THRESHOLD
-    if name == "session" and not values.get("session"):
-        raise QueryError("query 'session' needs a session id (or its 8-character prefix)")
+    if name == "session" and not values.get("session") and not values.get("commit"):
+        raise QueryError("query 'session' needs a session id (or its 8-character prefix) or a commit sha")
+    for key in ("sha", "commit"):
+        sha = values.get(key)
+        if sha is not None and not re.fullmatch(r"[0-9a-fA-F]{4,40}", str(sha)):
+            raise QueryError(f"{key} must be a commit sha or its first 4 or more hex digits, not {sha!r}")
     return params
 
 

@@ -29,6 +29,7 @@ class Label(StrEnum):
     TEST_RUN = "TestRun"
     TASK = "Task"
     DISCOVERY = "Discovery"
+    COMMIT = "Commit"
 
 
 class Relation(StrEnum):
@@ -49,6 +50,8 @@ class Relation(StrEnum):
     SEEN_BEFORE = "SEEN_BEFORE"  # an ErrorResolution to an earlier one of the same signature (same project)
     SUPERSEDES = "SUPERSEDES"  # a Decision to an earlier one about the same subject that it replaces
     REFERENCED_DOC = "REFERENCED_DOC"  # Session to a File it consulted (legacy documentation_referenced)
+    MADE_COMMIT = "MADE_COMMIT"  # Session to a Commit it made
+    COMMITTED_FILE = "COMMITTED_FILE"  # Commit to a File it changed
 
 
 # File and Tool nodes are shared by every session of a group; all other entities belong to one session.
@@ -108,5 +111,6 @@ SEARCH_TYPES: dict[str, tuple[Label | None, tuple[Relation, ...]]] = {
     "test": (Label.TEST_RUN, (Relation.RAN_TESTS,)),
     "task": (Label.TASK, (Relation.COMPLETED_TASK, Relation.PLANNED_NEXT)),
     "discovery": (Label.DISCOVERY, (Relation.DISCOVERED,)),
+    "commit": (Label.COMMIT, (Relation.MADE_COMMIT, Relation.COMMITTED_FILE)),
     "episode": (None, ()),
 }

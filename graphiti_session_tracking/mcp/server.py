@@ -220,9 +220,31 @@ def build_server(pipeline: Pipeline) -> FastMCP:
     async def get_session_summary(
         session: str, group_id: str | None = None, limit: int = 100
     ) -> dict[str, Any]:
-        """One session: everything it recorded (files, decisions, errors, settings, tests, tasks), as
-        relation, record type, name and fact. session: the session id or its 8-character prefix."""
+        """One session: everything it recorded (files, decisions, errors, settings, tests, tasks,
+        commits), as relation, record type, name and fact. session: the session id or its
+        8-character prefix."""
         return await rows("session", group_id, limit, session=session)
+
+    @tool
+    async def get_commits(
+        sha: str | None = None,
+        file: str | None = None,
+        session: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        group_id: str | None = None,
+        limit: int = DEFAULT_ROWS,
+    ) -> dict[str, Any]:
+        """Commits sessions made (sha, message, branch, files, pull request) and the session that
+        made each; newest first. sha: a commit sha or its first 4+ characters, which also returns
+        everything the session that made it recorded (its decisions and errors say why); file: a
+        path relative to the project."""
+        commits = await rows(
+            "commits", group_id, limit, sha=sha, file=file, session=session, since=since, until=until
+        )
+        if sha is None or "error" in commits:
+            return commits
+        return {"commits": commits, "session": await rows("session", group_id, limit, commit=sha)}
 
     @tool
     async def session_tracking_status() -> dict[str, Any]:

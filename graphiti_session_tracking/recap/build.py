@@ -149,6 +149,7 @@ async def _graph_context(backend: Any, group_id: str, session_id: str) -> dict[s
     settings = await run_query(backend, "config-changes", group_id=group_id, current=True, limit=200)
     settings.sort(key=lambda r: str(r.get("valid_at") or ""), reverse=True)
     return {
+        "commits": await run_query(backend, "commits", group_id=group_id, session=session_id, limit=20),
         "next": [r for r in touched if r["relation"] == "PLANNED_NEXT"],
         "unresolved": [r for r in errors if not r.get("fix")],
         "decisions": sorted(decisions.values(), key=lambda r: str(r.get("valid_at") or ""), reverse=True),
@@ -167,6 +168,7 @@ async def _known(backend: Backend, group_id: str) -> list[str]:
 
 
 _TITLES = {
+    "commits": "Commits it made",
     "next": "Open next steps",
     "unresolved": "Errors left unresolved",
     "decisions": "Decisions in force about the files it changed",
@@ -203,6 +205,11 @@ def _quoted(value: object, limit: int | None = None) -> str:
 
 
 def _line(key: str, row: dict[str, Any]) -> str:
+    if key == "commits":
+        pr = f" (pull request #{row['pull_request']})" if row.get("pull_request") else ""
+        where = f" on {_quoted(row['branch'], 80)}" if row.get("branch") else ""
+        pushed = ", pushed" if row.get("pushed") else ", not pushed"
+        return f"- `{_quoted(str(row['sha'])[:8])}` {_quoted(row['message'], 160)}{where}{pushed}{pr}"
     if key == "next":
         return f"- {_quoted(row['name'], 300)}"
     if key == "unresolved":

@@ -68,6 +68,19 @@ class TestSummary(_Record):
         return self
 
 
+class CommitRecord(_Record):
+    """A commit the session made, from its own `git commit` output (and `git show` when the
+    repository is on this machine): what a reader needs to go from a commit back to its session."""
+
+    sha: str = Field(min_length=4, pattern=r"^[0-9a-f]+$")
+    message: str = ""
+    branch: str | None = None
+    committed_at: datetime | None = None
+    files: list[str] | None = None
+    pushed: bool = False
+    pull_request: int | None = Field(default=None, ge=1)
+
+
 class ToolUse(_Record):
     """One tool the session used: how often, and what it was mostly used for."""
 
@@ -91,6 +104,9 @@ class EnhancedSessionSummary(_Record):
     session_id: str = Field(min_length=1)
     project_path: str | None = None
     git_branch: str | None = None
+    # The coding agent that wrote the transcript ("claude-code", "codex", …) and its version.
+    agent: str | None = None
+    agent_version: str | None = None
     started_at: datetime | None = None
     ended_at: datetime | None = None
     session_file: str | None = None
@@ -113,6 +129,7 @@ class EnhancedSessionSummary(_Record):
     # links them to the session (REFERENCED_DOC), apart from the files it modified.
     documentation_referenced: list[str] | None = None
     mcp_tools_used: list[str] | None = None
+    commits: list[CommitRecord] | None = None
     tools_used: list[ToolUse] | None = None
 
     message_count: NonNegativeInt | None = None

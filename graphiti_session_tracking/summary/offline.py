@@ -8,6 +8,7 @@ from datetime import timedelta
 
 from graphiti_session_tracking.transcripts import Message, Session
 
+from .commits import extract_commits
 from .config_changes import extract_config_changes
 from .decisions import extract_decisions
 from .errors import extract_errors_resolved
@@ -151,10 +152,13 @@ def extract_summary(session: Session) -> EnhancedSessionSummary:
     duration = active_minutes(session)
     mcp = sorted({c.name for c in session.tool_calls if c.name.startswith("mcp__")})
     completed, next_steps = extract_tasks(session)
+    written = files_modified(session)
     return EnhancedSessionSummary(
         session_id=session.session_id,
         project_path=session.project_root,
         git_branch=session.git_branch,
+        agent=session.agent,
+        agent_version=session.version,
         started_at=session.started_at,
         ended_at=session.ended_at,
         session_file=session.source_file,
@@ -166,8 +170,9 @@ def extract_summary(session: Session) -> EnhancedSessionSummary:
         errors_resolved=extract_errors_resolved(session) or None,
         config_changes=extract_config_changes(session) or None,
         test_results=extract_test_results(session),
-        files_modified=files_modified(session) or None,
+        files_modified=written or None,
         mcp_tools_used=mcp or None,
+        commits=extract_commits(session, session.project_root, written) or None,
         message_count=session.user_message_count + session.assistant_message_count,
         duration_minutes=duration,
     )

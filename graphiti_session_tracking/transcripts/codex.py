@@ -251,6 +251,7 @@ class _CodexBuilder:
         session = self.session
         session.session_id = _str(meta, "id") or session.session_id
         session.cwd = _str(meta, "cwd") or session.cwd
+        session.agent = "codex"
         session.version = _str(meta, "cli_version") or session.version
         session.git_branch = _str(_obj(meta, "git"), "branch") or session.git_branch
 

@@ -65,6 +65,7 @@ def merge_sessions(sessions: list[Session]) -> Session:
         session_id=first.session_id,
         source_file=first.source_file,
         cwd=next((s.cwd for s in sessions if s.cwd), None),
+        agent=first.agent,
         messages=messages,
         tool_calls=list({c.id: c for m in messages for c in m.tool_calls}.values()),
         end_offset=first.end_offset,

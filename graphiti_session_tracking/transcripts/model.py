@@ -268,6 +268,9 @@ class Session:
     source_file: str
     cwd: str | None = None
     git_branch: str | None = None
+    # Which coding agent wrote the transcript ("claude-code", "codex", "gemini-cli", "opencode") and
+    # its version as the transcript gives it.
+    agent: str = "claude-code"
     version: str | None = None
     started_at: datetime | None = None
     ended_at: datetime | None = None

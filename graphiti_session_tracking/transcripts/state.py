@@ -21,7 +21,7 @@ from .kinds import ToolKind
 from .model import Message, Problem, Session, TokenUsage, ToolCall, ToolResult
 from .spill import Spill
 
-_FORMAT = b"GSS4"  # JSON lists, zlib stream; older formats (marshal, pickle, GSS3 without kinds) are re-read, never loaded
+_FORMAT = b"GSS5"  # JSON lists, zlib stream; older formats (marshal, pickle, GSS3 without kinds, GSS4 without agent) are re-read, never loaded
 _CHUNK = 2_000
 
 Redact = Callable[[str], str]
@@ -153,6 +153,7 @@ def _blobs(session: Session, redact: Redact) -> Iterator[bytes]:
             session.source_file,
             session.cwd,
             session.git_branch,
+            session.agent,
             session.version,
             _time(session.started_at),
             _time(session.ended_at),
@@ -229,6 +230,7 @@ def _decode(items: Iterator[Any]) -> Session:
         source_file,
         cwd,
         git_branch,
+        agent,
         version,
         started_at,
         ended_at,
@@ -316,6 +318,7 @@ def _decode(items: Iterator[Any]) -> Session:
         source_file=source_file,
         cwd=cwd,
         git_branch=git_branch,
+        agent=agent,
         version=version,
         started_at=_parse_time(started_at),
         ended_at=_parse_time(ended_at),

@@ -129,6 +129,24 @@ SUMMARIES = [
             }
         ],
         test_results={"framework": "go", "total": 5, "passed": 5, "failed": 0},
+        agent="codex",
+        agent_version="0.40.0",
+        commits=[
+            {
+                "sha": "9f1c2a7",
+                "message": "Initialize the route map",
+                "branch": "fix/panic",
+                "committed_at": "2026-02-01T09:40:00+00:00",
+                "files": ["main.go"],
+                "pushed": True,
+                "pull_request": 17,
+            },
+            {
+                "sha": "0b3e4d5",
+                "message": "Add a regression test",
+                "committed_at": "2026-02-01T09:50:00+00:00",
+            },
+        ],
     ),
 ]
 
@@ -336,6 +354,8 @@ async def test_sessions_by_dominant_activity_and_text(written: Backend) -> None:
             "ended_at": f"{day}T10:00:00.000000+00:00",
             "message_count": 20,
             "duration_minutes": 60,
+            "agent": "codex" if session_id == S3 else "claude-code",
+            "agent_version": "0.40.0" if session_id == S3 else None,
             "group_id": group,
         }
 
@@ -352,6 +372,45 @@ async def test_sessions_by_dominant_activity_and_text(written: Backend) -> None:
     assert [r["session_id"] for r in await run_query(written, "sessions", until="2026-01-20")] == [S2, S1]
     with pytest.raises(QueryError, match="unknown activity"):
         await run_query(written, "sessions", activity="dancing")
+    assert [r["session_id"] for r in await run_query(written, "sessions", agent="codex")] == [S3]
+    assert [r["session_id"] for r in await run_query(written, "sessions", agent="claude-code")] == [S2, S1]
+
+
+async def test_commits_and_the_session_that_made_them(written: Backend) -> None:
+    rows = await run_query(written, "commits")
+    assert [(r["sha"], r["message"], r["session_id"], r["agent"]) for r in rows] == [
+        ("0b3e4d5", "Add a regression test", S3, "codex"),
+        ("9f1c2a7", "Initialize the route map", S3, "codex"),
+    ]
+    assert rows[1] == {
+        "sha": "9f1c2a7",
+        "message": "Initialize the route map",
+        "branch": "fix/panic",
+        "committed_at": "2026-02-01T09:40:00.000000+00:00",
+        "files": ["main.go"],
+        "pushed": True,
+        "pull_request": 17,
+        "session_id": S3,
+        "objective": "Fix the router panic",
+        "agent": "codex",
+        "group_id": API,
+    }
+    assert [r["sha"] for r in await run_query(written, "commits", sha="9F1C")] == ["9f1c2a7"]
+    assert [r["sha"] for r in await run_query(written, "commits", file="main.go")] == ["9f1c2a7"]
+    assert [r["sha"] for r in await run_query(written, "commits", until="2026-02-01T09:45:00Z")] == [
+        "9f1c2a7"
+    ]
+    assert await run_query(written, "commits", session="aaaa1111") == []
+    # Which session made this commit, and why: everything that session recorded.
+    made = await run_query(written, "session", commit="9f1c2a7")
+    assert {r["session_id"] for r in made} == {S3}
+    assert ("MADE_DECISION", "Use chi as the router") in {(r["relation"], r["name"]) for r in made}
+    assert ("COMMITTED_FILE" not in {r["relation"] for r in made}) and {
+        r["name"] for r in made if r["relation"] == "MADE_COMMIT"
+    } == {"9f1c2a7 Initialize the route map", "0b3e4d5 Add a regression test"}
+    assert await run_query(written, "session", commit="ffff") == []
+    with pytest.raises(QueryError, match="commit sha"):
+        await run_query(written, "commits", sha="HEAD~1")
 
 
 async def test_tests_over_time(written: Backend) -> None:
@@ -502,7 +561,15 @@ async def test_real_transcripts(backend: Backend) -> None:
         "c64cc478",
     ]
     touched = await run_query(backend, "session", session="c7d3d95c")
-    assert {r["label"] for r in touched} == {"ConfigChange", "Decision", "File", "Task", "TestRun", "Tool"}
+    assert {r["label"] for r in touched} == {
+        "Commit",
+        "ConfigChange",
+        "Decision",
+        "File",
+        "Task",
+        "TestRun",
+        "Tool",
+    }
     assert sum(r["relation"] == "MODIFIED_FILE" for r in touched) == 8
     assert len(await run_query(backend, "files")) == 14
     assert await run_query(backend, "errors", since="2026-01-22") == []
@@ -590,7 +657,16 @@ async def test_no_canned_query_scans_the_relation_index_per_row(
 
     filters: dict[str, Any] = {"session": "abc"} if name == "session" else {}
     if filtered:
-        every = {"file": "a.py", "seen_before": True, "current": True, "session": "abc", "text": "x"}
+        every = {
+            "file": "a.py",
+            "seen_before": True,
+            "current": True,
+            "session": "abc",
+            "text": "x",
+            "sha": "abc1",
+            "commit": "abc1",
+            "agent": "codex",
+        }
         filters = {k: v for k, v in every.items() if k in QUERY_FILTERS[name]}
     async with open_backend(falkordb_config) as backend:
         driver = await backend.driver_for("plans")

@@ -29,6 +29,18 @@ PORT_FILES = {
     "src/dict_utils.rs",
     "src/validation.rs",
 }
+# The port's one commit, as git listed it: the Rust files created, the Python files deleted.
+COMMITTED = PORT_FILES | {
+    "Cargo.lock",
+    "pyproject.toml",
+    "uv.lock",
+    *(
+        f"src/{m}.py"
+        for m in ("__init__", "dict_utils", "list_utils", "math_utils", "string_utils", "validation")
+    ),
+    "tests/__init__.py",
+    *(f"tests/test_{m}.py" for m in ("dict_utils", "list_utils", "math_utils", "string_utils", "validation")),
+}
 
 
 async def dump(driver: GraphDriver, group_id: str) -> dict[str, Any]:
@@ -85,7 +97,8 @@ async def test_full_session_graph_lands_as_the_contract_says(backend: Backend) -
     assert labels == {
         "Episodic": 1,
         "Session": 1,
-        "File": len(PORT_FILES),
+        "File": len(COMMITTED),
+        "Commit": 1,
         "Task": 9,
         "ConfigChange": 1,
         "Decision": 1,
@@ -93,7 +106,7 @@ async def test_full_session_graph_lands_as_the_contract_says(backend: Backend) -
         "Tool": len(tools),
     }
     files = {n["props"]["path"] for n in state["nodes"] if "File" in n["labels"]}
-    assert files == PORT_FILES
+    assert files == COMMITTED
 
     session_uuid = entity_uuid(group, Label.SESSION, summary.session_id)
     relates = Counter(e["props"]["name"] for e in state["edges"] if e["type"] == "RELATES_TO")
@@ -105,6 +118,8 @@ async def test_full_session_graph_lands_as_the_contract_says(backend: Backend) -
         "CONFIG_IN_FILE": 1,
         "MADE_DECISION": 1,
         "RAN_TESTS": 1,
+        "MADE_COMMIT": 1,
+        "COMMITTED_FILE": len(COMMITTED),
     }
     by_name = {e["props"]["name"]: e for e in state["edges"] if e["type"] == "RELATES_TO"}
     config_uuid = entity_uuid(
@@ -118,7 +133,7 @@ async def test_full_session_graph_lands_as_the_contract_says(backend: Backend) -
     assert by_name["MADE_DECISION"]["props"]["fact"].startswith("Session c7d3d95c decided: Used Result<T, E>")
     assert by_name["RAN_TESTS"]["props"]["fact"] == "Session c7d3d95c ran cargo: 29/29 passed"
     for edge in state["edges"]:
-        if edge["type"] == "RELATES_TO" and edge["props"]["name"] != "CONFIG_IN_FILE":
+        if edge["type"] == "RELATES_TO" and edge["props"]["name"] not in ("CONFIG_IN_FILE", "COMMITTED_FILE"):
             assert edge["src"] == session_uuid
     mentions = [e for e in state["edges"] if e["type"] == "MENTIONS"]
     assert len(mentions) == len(state["nodes"]) - 1  # the episode mentions every entity it produced
@@ -158,7 +173,7 @@ async def test_changed_summary_replaces_and_keeps_shared_files(backend: Backend)
     summary = extract_summary(read_transcript(PORT))
     writer = SessionGraphWriter(backend)
     first = await writer.ingest(summary)
-    fewer = summary.model_copy(update={"files_modified": ["Cargo.toml", "src/lib.rs"]})
+    fewer = summary.model_copy(update={"files_modified": ["Cargo.toml", "src/lib.rs"], "commits": None})
     replaced = await writer.ingest(fewer)
     assert replaced.status == "replaced" and replaced.summary_version == 2
     driver = await backend.driver_for(first.group_id)
@@ -175,7 +190,7 @@ async def test_changed_summary_replaces_and_keeps_shared_files(backend: Backend)
     ]
     assert len(mentioned_files) == 2  # Cargo.toml (modified and its config) and src/lib.rs
     # File nodes are shared by the group's sessions: kept, only the session's links go.
-    assert sum("File" in n["labels"] for n in state["nodes"]) == len(PORT_FILES)
+    assert sum("File" in n["labels"] for n in state["nodes"]) == len(COMMITTED)
 
 
 async def test_query_files_covers_every_group_or_one(backend: Backend) -> None:
@@ -215,7 +230,8 @@ async def test_graphiti_reads_the_records_with_its_own_models(backend: Backend) 
     edge = await EntityEdge.get_by_uuid(driver, expected.edges[0].uuid)
     assert edge.name == "MODIFIED_FILE" and edge.episodes == [expected.episode.uuid]
     by_episode = await EntityEdge.get_by_uuids(driver, episode.entity_edges)
-    assert len(by_episode) == len(expected.edges) == 21  # 8 files, 9 tasks, config (2), decision, tests
+    # 8 files, 9 tasks, config (2), decision, tests, the commit and its 23 files
+    assert len(by_episode) == len(expected.edges) == 21 + 1 + len(COMMITTED)
 
 
 async def test_session_node_carries_the_activity_vector(backend: Backend) -> None:

@@ -19,6 +19,11 @@ from graphiti_session_tracking.graph.backends import open_backend
 from graphiti_session_tracking.graph.writer import SessionGraphWriter
 from graphiti_session_tracking.mcp.server import bounded, expiring
 from graphiti_session_tracking.pipeline.ledger import Ledger
+from graphiti_session_tracking.summary.model import CommitRecord
+
+# Session 4 committed its work: a commit leads back to it, and to its error and setting.
+COMMIT = CommitRecord(sha="c0ffee12", message="Pin JWT_EXPIRY to 900", branch="main", files=[".env"])
+WITH_COMMIT = [*SESSIONS[:3], SESSIONS[3].model_copy(update={"commits": [COMMIT]}), *SESSIONS[4:]]
 
 TOOLS = {
     "search_sessions",
@@ -29,6 +34,7 @@ TOOLS = {
     "get_session_summary",
     "session_tracking_status",
     "get_recap",
+    "get_commits",
 }
 
 
@@ -40,7 +46,7 @@ async def call(client: ClientSession, tool: str, **arguments: Any) -> Any:
 
 async def test_the_tools_answer_from_the_graph(graph_config: GraphConfig, tmp_path: Path) -> None:
     async with open_backend(graph_config) as backend:
-        group = (await SessionGraphWriter(backend).ingest_many(SESSIONS))[0].group_id
+        group = (await SessionGraphWriter(backend).ingest_many(WITH_COMMIT))[0].group_id
     env = {**os.environ, "HOME": str(tmp_path), "GRAPHITI_TELEMETRY_ENABLED": "false"}
     server = StdioServerParameters(
         command=sys.executable,
@@ -62,6 +68,15 @@ async def test_the_tools_answer_from_the_graph(graph_config: GraphConfig, tmp_pa
 
         summary = await call(session, "get_session_summary", session="s4", group_id=group)
         assert {r["relation"] for r in summary["rows"]} >= {"CHANGED_CONFIG", "RESOLVED_ERROR"}
+
+        made = await call(session, "get_commits", sha="C0FFEE", group_id=group)
+        assert [(r["sha"], r["session_id"]) for r in made["commits"]["rows"]] == [
+            ("c0ffee12", "s4-0000-0000")
+        ]
+        assert {"RESOLVED_ERROR", "MADE_COMMIT"} <= {r["relation"] for r in made["session"]["rows"]}
+        by_file = await call(session, "get_commits", file=".env", group_id=group)
+        assert [r["message"] for r in by_file["rows"]] == ["Pin JWT_EXPIRY to 900"]
+        assert "commit sha" in (await call(session, "get_commits", sha="main~1"))["error"]
 
         file = await call(session, "get_file_history", path=".env", group_id=group)
         assert [r["new_value"] for r in file["config_changes"]["rows"]] == ["60", "3600", "900"]

@@ -3,10 +3,13 @@
 // exploring, refactoring, reviewing, testing, documenting: sessions whose activity_<name> is at
 // least $threshold, ordered by it), $threshold (0.3, the dominance threshold), $text
 // (case-insensitive substring of the objective), $since_text / $until_text (ISO 8601 UTC text,
-// compared with the session's ended_at, or started_at when it has no end), $limit.
+// compared with the session's ended_at, or started_at when it has no end), $agent (the coding
+// agent: claude-code, codex, gemini-cli, opencode; sessions stored before agents were recorded
+// are Claude Code's), $limit.
 // Every parameter but $threshold and $limit may be null (no filter). Newest first without $activity.
 MATCH (s:Entity:Session)
 WHERE ($group_id IS NULL OR s.group_id = $group_id)
+  AND ($agent IS NULL OR coalesce(s.agent, 'claude-code') = $agent)
   AND ($text IS NULL OR toLower(coalesce(s.objective, '')) CONTAINS toLower($text))
   AND ($since_text IS NULL OR coalesce(s.ended_at, s.started_at) >= $since_text)
   AND ($until_text IS NULL OR coalesce(s.ended_at, s.started_at) <= $until_text)
@@ -26,6 +29,7 @@ WHERE $activity IS NULL OR activity_score >= $threshold
 RETURN s.session_id AS session_id, s.objective AS objective, s.outcome AS outcome,
        s.primary_activity AS primary_activity, activity_score, s.started_at AS started_at,
        s.ended_at AS ended_at, s.message_count AS message_count,
-       s.duration_minutes AS duration_minutes, s.group_id AS group_id
+       s.duration_minutes AS duration_minutes, coalesce(s.agent, 'claude-code') AS agent,
+       s.agent_version AS agent_version, s.group_id AS group_id
 ORDER BY activity_score DESC, started_at DESC
 LIMIT $limit
