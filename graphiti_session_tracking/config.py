@@ -268,7 +268,9 @@ class SessionTrackingSection(_Strict):
         description="false: `watch` and the hooks do nothing (and say so); an explicit `ingest` still runs.",
     )
     watch_path: Path | None = Field(
-        default=None, description="Where Claude Code's transcripts are; null: ~/.claude/projects."
+        default=None,
+        description="Where transcripts are; null: every installed agent's own folder (~/.claude/projects, "
+        "~/.codex/sessions, ~/.gemini/tmp, ~/.local/share/opencode).",
     )
     inactivity_timeout: float = Field(
         default=1800,
@@ -456,6 +458,13 @@ class AppConfig(BaseModel):
     @property
     def transcripts_folder(self) -> Path:
         return (self.session_tracking.watch_path or CLAUDE_PROJECTS).expanduser()
+
+    @property
+    def watch_roots(self) -> list[Path]:
+        """What `ingest` and `watch` read without paths: `watch_path` when set; else nothing here,
+        which discovery takes as every installed agent's own folder."""
+        path = self.session_tracking.watch_path
+        return [path.expanduser()] if path is not None else []
 
     def check(self) -> None:
         """What the models cannot say alone."""

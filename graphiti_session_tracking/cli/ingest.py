@@ -33,9 +33,12 @@ def ingest(
     as_json: bool,
     **opts: Any,
 ) -> None:
-    """Ingest transcripts (.jsonl), folders of them, or summary .json files.
+    """Ingest sessions (Claude Code, Codex CLI, Gemini CLI, OpenCode), folders of them, or summary
+    .json files.
 
-    Without PATHS, reads session_tracking.watch_path (default ~/.claude/projects). Sources already ingested and unchanged are skipped
+    Without PATHS, reads session_tracking.watch_path, else every installed agent's folder
+    (~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp, ~/.local/share/opencode). Sources
+    already ingested and unchanged are skipped
     (the ingest ledger remembers them); a transcript that grew is read from where the last read
     stopped and its session re-summarized.
 
@@ -47,7 +50,7 @@ def ingest(
 
     sessions = pipeline(opts, use_llm=use_llm, check=False)  # its parts are built only if needed
     try:
-        sources = discover_sources(list(paths) or [sessions.config.transcripts_folder])
+        sources = discover_sources(list(paths) or sessions.config.watch_roots)
     except FileNotFoundError as exc:
         raise UsageFailure(str(exc)) from exc
     if since is not None and since.tzinfo is None:

@@ -53,9 +53,9 @@ def watch(
 ) -> None:
     """Summarize sessions as they happen: after 30 minutes idle or 20 new messages.
 
-    Every --interval seconds, transcripts under PATHS (default session_tracking.watch_path, else
-    ~/.claude/projects) that are new or
-    grew since their last summary are summarized when idle for --idle-minutes (by file time) or
+    Every --interval seconds, sessions under PATHS (default session_tracking.watch_path, else every
+    installed agent's folder: ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp,
+    ~/.local/share/opencode) that are new or grew since their last summary are summarized when idle for --idle-minutes (by file time) or
     when they have --min-new-messages new messages; the new summary replaces the session's earlier
     one (summary_version + 1). The rest waits for a later pass. Stops cleanly on Ctrl-C or SIGTERM.
     A backend that is down fails that pass only (exit 2 with --once; 1 when some sources failed).
@@ -72,7 +72,7 @@ def watch(
     settings = sessions.config.session_tracking
     if not settings.enabled:
         raise UsageFailure("session tracking is off in the configuration (session_tracking.enabled: false)")
-    roots = list(paths) or [sessions.config.transcripts_folder]
+    roots = list(paths) or sessions.config.watch_roots
     try:
         discover_sources(roots)
     except FileNotFoundError as exc:

@@ -22,6 +22,7 @@ from graphiti_session_tracking.config import GRAPHITI_HOME, GraphConfig
 from graphiti_session_tracking.private_files import open_private, private_folder
 from graphiti_session_tracking.redact import RULES_VERSION, Redactor
 from graphiti_session_tracking.transcripts import Session
+from graphiti_session_tracking.transcripts.agents import source_state
 from graphiti_session_tracking.transcripts.state import StateError, decode_session, encode_session
 
 _TAIL = 4096  # bytes before the read offset whose hash tells an append from a rewrite
@@ -66,8 +67,17 @@ class Fingerprint:
 
 
 def fingerprint(path: Path) -> Fingerprint:
-    stat = path.stat()
-    return Fingerprint(stat.st_size, stat.st_mtime_ns)
+    now = source_state(path)
+    return Fingerprint(now.size, now.mtime_ns)
+
+
+def source_hash(path: Path) -> str:
+    """sha256 of a one-file source's bytes; for a session kept in many files or in database rows
+    (OpenCode), of its path, total size and newest time, which change with any part of it."""
+    now = source_state(path)
+    if now.one_file:
+        return file_hash(path)
+    return hashlib.sha256(f"{path}\x1f{now.size}\x1f{now.mtime_ns}".encode()).hexdigest()
 
 
 def file_hash(path: Path, limit: int | None = None) -> str:
@@ -216,7 +226,7 @@ class Ledger:
                     str(resolved),
                     now.size,
                     now.mtime_ns,
-                    file_hash(resolved),
+                    source_hash(resolved),
                     byte_offset,
                     tail_hash(resolved, byte_offset),
                     session_id,
@@ -279,7 +289,7 @@ def classify_source(path: Path, record: SourceRecord | None) -> tuple[str, int]:
     now = fingerprint(path)
     if now.size == record.size and now.mtime_ns == record.mtime_ns:
         return "unchanged", 0
-    if now.size == record.size and file_hash(path) == record.content_hash:
+    if now.size == record.size and source_hash(path) == record.content_hash:
         return "unchanged", 0
     if (
         path.suffix == ".jsonl"

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
+from graphiti_session_tracking.transcripts.agents import source_state
+
 if TYPE_CHECKING:
     from graphiti_session_tracking.summary import EnhancedSessionSummary
 
@@ -26,8 +28,8 @@ class Policy:
         if self.keep_days is None:
             return False
         try:
-            modified = source.stat().st_mtime
-        except OSError:
+            modified = source_state(source).mtime
+        except (OSError, ValueError):  # ValueError: an OpenCode database that cannot be read
             return False
         return (now if now is not None else time.time()) - modified > self.keep_days * 86_400
 

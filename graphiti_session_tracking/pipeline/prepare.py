@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING
 
 from graphiti_session_tracking.graph.schema import iso_time
 from graphiti_session_tracking.transcripts import Session, TranscriptChangedError, read_transcript
+from graphiti_session_tracking.transcripts.agents import is_session_json
 from graphiti_session_tracking.transcripts.merge import merge_sessions
 from graphiti_session_tracking.transcripts.state import decode_session, encode_session
 
-from .ledger import Ledger, SourceRecord, classify_source, file_hash
+from .ledger import Ledger, SourceRecord, classify_source, source_hash
 from .policy import NO_POLICY, Policy
 from .reports import IngestReport
 from .sources import SourceError, load_summary_file, no_conversation, peek_session, triage, unreadable_reason
@@ -280,7 +281,7 @@ async def _merge(
     primary: PreparedSource | None = None
     copies: list[Duplicate] = []
     for item in transcripts:
-        digest = file_hash(item.path)
+        digest = source_hash(item.path)
         if digest in seen:
             group = next((r.group_id for r in earlier if r.path == seen[digest]), None)
             copies.append(Duplicate(item, seen[digest], group))
@@ -331,7 +332,7 @@ async def _prepare_one(
     redactor: Redactor,
     report: IngestReport,
 ) -> PreparedSource | None:
-    if source.suffix == ".json":
+    if source.suffix == ".json" and not is_session_json(source):
         summary = load_summary_file(source)  # redacted where every summary enters the graph: the writer
         return PreparedSource(source, summary, None, source.stat().st_size)
     previous = ledger.session_state(source) if ledger is not None and state == "grown" else None

@@ -15,6 +15,14 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from graphiti_session_tracking.transcripts import Session, TranscriptNotFoundError
+from graphiti_session_tracking.transcripts.agents import (
+    OpenCodeDatabaseError,
+    database_sessions,
+    default_folders,
+    in_database,
+    sessions_under,
+    source_state,
+)
 
 from .ledger import Ledger, classify_source
 
@@ -29,36 +37,26 @@ class SourceError(Exception):
 
 
 def discover_sources(paths: Iterable[Path]) -> list[Path]:
-    """Expand folders into their transcripts (sub-agent transcripts belong to their session).
+    """Expand folders into their sessions (transcripts/agents.py says which files are sessions),
+    and an OpenCode database into each of its sessions; no paths: every installed agent's folder.
 
     A path that does not exist at all is a FileNotFoundError (a usage error). Anything named or
     found that cannot be read (a symbolic link loop, a broken link, a FIFO, a folder that cannot be
-    listed) stays in the list: `prepare` reports it under `failed` with its reason, the rest goes on.
+    listed, a damaged database) stays in the list: `prepare` reports it under `failed` with its
+    reason, the rest goes on.
     """
     found: dict[Path, None] = {}
-    for path in paths:
-        if not os.path.lexists(path):
+    for path in list(paths) or default_folders():
+        if not os.path.lexists(path) and in_database(path) is None:
             raise FileNotFoundError(f"no such file or folder: {path}")
-        if path.is_dir():
-            for candidate in _transcripts_under(path):
+        if path.is_dir() or (path.is_file() and path.suffix == ".db"):
+            unlistable: list[Path] = []
+            expanded = sessions_under(path, unlistable) if path.is_dir() else database_sessions(path)
+            for candidate in [*expanded, *unlistable]:
                 found.setdefault(candidate, None)
         else:
             found.setdefault(path, None)
     return list(found)
-
-
-def _transcripts_under(folder: Path) -> list[Path]:
-    """The `.jsonl` entries under `folder` (not following linked folders, as `rglob` does not),
-    outside `subagents/`, plus each subfolder that cannot be listed."""
-    found: list[Path] = []
-
-    def unlistable(error: OSError) -> None:
-        found.append(Path(error.filename) if error.filename else folder)
-
-    for root, dirs, files in os.walk(folder, onerror=unlistable):
-        dirs[:] = [d for d in dirs if d != "subagents"]
-        found.extend(Path(root, name) for name in files if name.endswith(".jsonl"))
-    return sorted(found)
 
 
 def unreadable_reason(source: Path, error: OSError) -> str:
@@ -153,10 +151,13 @@ def triage(
     """('new' | 'grown' | 'changed', offset to read from) of a source to read, or None to skip it
     (unchanged since the ledger saw it, or older than `since`). Costs a stat and a ledger lookup:
     an unchanged tree is answered from here, without loading what summarizing needs."""
-    mode = source.stat().st_mode  # a symbolic link loop or a forbidden folder fails here, by name
-    if not stat.S_ISREG(mode):  # a FIFO or device would block or never end
+    try:
+        now = source_state(source)  # a symbolic link loop or a forbidden folder fails here, by name
+    except OpenCodeDatabaseError as exc:
+        raise SourceError(str(exc)) from exc
+    if not now.is_file:  # a FIFO or device would block or never end
         raise SourceError(f"{source}: {unreadable_reason(source, OSError())}")
-    if since is not None and datetime.fromtimestamp(source.stat().st_mtime, tz=since.tzinfo) < since:
+    if since is not None and datetime.fromtimestamp(now.mtime, tz=since.tzinfo) < since:
         return None
     record = None if ledger is None or force else ledger.get(source)
     state, offset = ("new", 0) if ledger is None or force else classify_source(source, record)
@@ -172,6 +173,9 @@ def peek_session(source: Path) -> tuple[str, str]:
     """(session id, first timestamp) from a transcript's first records, cheaply, to order and group
     a run's sources before reading them; (the file's stem, "") when its opening says neither."""
     session_id, started = "", ""
+    stored = in_database(source)
+    if stored is not None:
+        return stored[1], ""
     if source.suffix == ".jsonl":
         try:
             with source.open("rb") as handle:

@@ -37,6 +37,12 @@ from pathlib import Path
 from typing import Any
 
 from graphiti_session_tracking.graph.backends import BackendError, is_connection_loss
+from graphiti_session_tracking.transcripts.agents import (
+    OpenCodeDatabaseError,
+    in_database,
+    is_session_json,
+    source_state,
+)
 from graphiti_session_tracking.transcripts.reader import count_messages, subagent_transcripts
 
 from .compose import Pipeline
@@ -82,7 +88,7 @@ class Plan:
 
 def last_activity(path: Path) -> float:
     """When the session last wrote anything: newest mtime of the transcript and its sub-agents."""
-    times = [path.stat().st_mtime]
+    times = [source_state(path).mtime]
     if path.suffix == ".jsonl":
         for agent in subagent_transcripts(path):
             with contextlib.suppress(OSError):  # a sub-agent file removed meanwhile
@@ -104,10 +110,12 @@ def plan_pass(
                 continue
             idle = max(0.0, (now - last_activity(source)) / 60)
             reason: str | None
-            if source.suffix == ".json":  # a finished summary file: nothing to wait for
+            if source.suffix == ".json" and not is_session_json(source):  # a finished summary: no wait
                 new, reason = 0, "idle"
             else:
-                new = count_messages(source, offset, limit=thresholds.min_new_messages)
+                # Messages are counted in Claude Code's lines; other agents' sessions wait for idle.
+                in_rows = in_database(source) is not None
+                new = 0 if in_rows else count_messages(source, offset, limit=thresholds.min_new_messages)
                 reason = (
                     "idle"
                     if idle >= thresholds.idle_minutes
@@ -115,8 +123,9 @@ def plan_pass(
                     if new >= thresholds.min_new_messages
                     else None
                 )
-        except OSError as exc:  # removed or unreadable since discovery: this source only
-            plan.failed.append({"source": str(source), "error": f"{source}: {exc.strerror or exc}"})
+        except (OSError, OpenCodeDatabaseError) as exc:  # removed or unreadable since: this source only
+            reason = getattr(exc, "strerror", None) or str(exc)
+            plan.failed.append({"source": str(source), "error": f"{source}: {reason}"})
             continue
         candidate = Candidate(str(source), state, round(idle, 2), new, reason)
         (plan.due if candidate.due else plan.waiting).append(candidate)

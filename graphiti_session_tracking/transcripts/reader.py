@@ -61,17 +61,32 @@ def read_transcript(
     With `previous` (the session as parsed up to `start_offset`), reading continues it: only the
     new lines are parsed, and the result is the whole session.
 
-    A Codex CLI rollout is read by `codex.read_codex`, always whole (`start_offset` and `previous`
-    do not apply; the session's `end_offset` is where the next read would start all the same).
+    Another agent's session (a Codex CLI rollout, a Gemini CLI chat, an OpenCode session file or
+    `<opencode.db>#<session id>`) is read by that agent's reader, always whole (`start_offset` and
+    `previous` do not apply; the session's `end_offset` is where the next read would start all the
+    same). An OpenCode database that cannot be read raises its OpenCodeDatabaseError.
     """
-    from .codex import is_codex_rollout, read_codex  # codex.py reads lines with this module's helpers
+    # The other agents' readers use this module's helpers: imported here, not at the top.
+    from .agents import in_database
+    from .codex import is_codex_rollout, read_codex
+    from .gemini import is_gemini_chat, read_gemini
+    from .opencode import is_opencode_session, read_opencode
+    from .opencode_db import read_opencode_db
 
     source = Path(path)
     start_offset = max(0, start_offset)
+    stored = in_database(source)
+    if stored is not None:
+        return read_opencode_db(*stored)
     if not source.is_file():
         raise TranscriptNotFoundError(f"transcript not found: {source}")
-    if is_codex_rollout(source):
-        return read_codex(source)
+    for is_theirs, read in (
+        (is_codex_rollout, read_codex),
+        (is_gemini_chat, read_gemini),
+        (is_opencode_session, read_opencode),
+    ):
+        if is_theirs(source):
+            return read(source)
     if previous is not None:
         session = _continuation(previous, start_offset)
     else:
