@@ -228,7 +228,8 @@ class Ledger:
                     now.mtime_ns,
                     source_hash(resolved),
                     byte_offset,
-                    tail_hash(resolved, byte_offset),
+                    # Only a JSONL transcript grows by appended lines (classify_source).
+                    tail_hash(resolved, byte_offset) if resolved.suffix == ".jsonl" else "",
                     session_id,
                     group_id,
                     summary_version,
