@@ -66,7 +66,8 @@ class LLMPath:
 
 async def record(split: str) -> None:
     path = LLMPath(CORPUS / split / "llm")
-    transcripts = sorted((CORPUS / split / "transcripts").glob("*.jsonl"))
+    folder = CORPUS / split / "transcripts"
+    transcripts = sorted(p for p in folder.iterdir() if p.suffix in (".jsonl", ".json"))  # Gemini chats: .json
     for transcript in transcripts:
         await path(transcript)
     print(
