@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from graphiti_session_tracking.transcripts import Message, Session, ToolCall
+from graphiti_session_tracking.transcripts import Message, Session, ToolCall, ToolKind
 
 from .files import relative_path
 
@@ -33,7 +33,8 @@ _FAILING = re.compile(
     r"|^E\s|^\s*\^|\S+\.[A-Za-z]{1,5}:\d+(?::\d+)?:\s|\b[45]\d\d\b (?:bad|not|internal|unauthori|forbidden|service|gateway)"
 )
 _EXIT_LINE = re.compile(r"(?i)^exit code -?\d+$")
-_ASKING = frozenset({"AskUserQuestion", "ExitPlanMode"})
+_ASKING = frozenset({ToolKind.QUESTION, ToolKind.PLAN})
+_LOOKUP = frozenset({ToolKind.READ, ToolKind.SEARCH, ToolKind.WEB, ToolKind.TODO})
 
 
 @dataclass(frozen=True)
@@ -75,20 +76,20 @@ def collapse_tool_call(call: ToolCall, cwd: str | None) -> str:
         raw = args.get("file_path") or args.get("notebook_path") or args.get("path") or ""
         return relative_path(str(raw), cwd) if raw else "?"
 
-    name = call.name
-    if name == "Read":
+    name, kind = call.name, call.kind
+    if kind is ToolKind.READ:
         text = f"Read {path()}"
-    elif name == "Write":
+    elif kind is ToolKind.WRITE:
         content = str(call.full_input.get("content", ""))  # the whole file, to count its lines
         text = f"Wrote {path()} ({content.count(chr(10)) + 1 if content else 0} lines)"
-    elif name == "Edit":
-        text = f"Edited {path()}: replaced '{_short(str(args.get('old_string', '')), 60)}' with '{_short(str(args.get('new_string', '')), 60)}'"
-    elif name == "MultiEdit":
+    elif kind is ToolKind.EDIT and "notebook_path" in args:
+        text = f"Edited notebook {path()}"
+    elif kind is ToolKind.EDIT and "edits" in args:
         edits = args.get("edits")
         text = f"Edited {path()} ({len(edits) if isinstance(edits, list) else '?'} changes)"
-    elif name == "NotebookEdit":
-        text = f"Edited notebook {path()}"
-    elif name == "Bash":
+    elif kind is ToolKind.EDIT:
+        text = f"Edited {path()}: replaced '{_short(str(args.get('old_string', '')), 60)}' with '{_short(str(args.get('new_string', '')), 60)}'"
+    elif kind is ToolKind.COMMAND:
         text = f"Ran `{_short(str(args.get('command', '')), 160)}`"
         if call.result is not None and not call.result.is_error and call.result.text.strip():
             # git prints its `hint:` lines after the output that says what happened
@@ -96,19 +97,19 @@ def collapse_tool_call(call: ToolCall, cwd: str | None) -> str:
                 -1:
             ]
             text += f" → {_short(last[0], 120)}" if last else ""
-    elif name in ("Grep", "Glob"):
+    elif kind is ToolKind.SEARCH and "pattern" in args:
         text = f"Searched for {_short(str(args.get('pattern', '')), 60)!r}"
-    elif name == "LS":
+    elif kind is ToolKind.SEARCH:
         text = f"Listed {path()}"
-    elif name == "TodoWrite":
+    elif kind is ToolKind.TODO and isinstance(args.get("todos"), list):
         todos = args.get("todos")
         items = [t for t in todos if isinstance(t, dict)] if isinstance(todos, list) else []
         text = "Updated todos: " + "; ".join(
             f"[{t.get('status', '?')}] {_short(str(t.get('content', '')), 60)}" for t in items
         )
-    elif name == "Task":
+    elif kind is ToolKind.SUBAGENT:
         text = f"Delegated to a sub-agent: {_short(str(args.get('description') or args.get('prompt') or ''), 100)}"
-    elif name in ("WebFetch", "WebSearch"):
+    elif kind is ToolKind.WEB:
         text = f"{name}: {_short(str(args.get('url') or args.get('query') or ''), 100)}"
     else:
         keys = ", ".join(f"{k}={_short(str(v), 40)}" for k, v in list(args.items())[:3])
@@ -194,10 +195,10 @@ def _call_lines(call: ToolCall, cwd: str | None) -> list[tuple[str, int]]:
     """A tool call as evidence: what it did; a question with its options and the user's answer; a
     plan and whether it was approved; a sub-agent's report; the failing lines of its output."""
     result = call.result.text.strip() if call.result is not None else ""
-    if call.name in _ASKING:
+    if call.kind in _ASKING:
         asked = call.full_input.get("plan") or call.full_input.get("questions") or call.input
         shown = asked if isinstance(asked, str) else json.dumps(asked, ensure_ascii=False)
-        verb = "Proposed a plan" if call.name == "ExitPlanMode" else "Asked the user"
+        verb = "Proposed a plan" if call.kind is ToolKind.PLAN else "Asked the user"
         lines = [(f"  - {verb}: {_cut(' '.join(shown.split()), _EVIDENCE_LIMIT)}", ESSENTIAL)]
         if result:
             lines.append(
@@ -207,9 +208,9 @@ def _call_lines(call: ToolCall, cwd: str | None) -> list[tuple[str, int]]:
     line = collapse_tool_call(call, cwd)
     failed = call.result is not None and call.result.is_error
     lines = [(f"  - {line}", ESSENTIAL if failed else LOOKUP if _is_lookup(call) else USEFUL)]
-    if call.name == "Task" and result:
+    if call.kind is ToolKind.SUBAGENT and result:
         lines.append((f"    → sub-agent's report: {_cut(' '.join(result.split()), _EVIDENCE_LIMIT)}", USEFUL))
-    elif result and call.name != "Read":
+    elif result and call.kind is not ToolKind.READ:
         failing = failing_lines(result, everything=failed)
         if failing:
             lines.append((f"    output: {failing}", ESSENTIAL if failed else USEFUL))
@@ -217,9 +218,7 @@ def _call_lines(call: ToolCall, cwd: str | None) -> list[tuple[str, int]]:
 
 
 def _is_lookup(call: ToolCall) -> bool:
-    return call.name in ("Read", "Grep", "Glob", "LS", "WebSearch", "WebFetch") or call.name.startswith(
-        "Todo"
-    )
+    return call.kind in _LOOKUP
 
 
 def failing_lines(output: str, *, everything: bool = False, limit: int = _EVIDENCE_LIMIT) -> str:

@@ -73,14 +73,12 @@ def test_extractors_work_on_kinds_whatever_the_tools_are_called() -> None:
 def test_no_module_past_the_readers_names_a_claude_code_tool() -> None:
     names = "|".join(re.escape(name) for name in CLAUDE_TOOL_KINDS)
     literal = re.compile(rf"[\"']({names})[\"']")
-    # The tool classifier classifies tools by their names (what a Tool node is named), and the LLM
-    # evidence keeps Claude Code's wording per tool until its requests are recorded again.
+    # The tool classifier classifies tools by their names (what a Tool node is named).
     allowed = {"transcripts", "tools"}
-    allowed_files = {PACKAGE / "summary" / "content.py"}
     offenders = [
         f"{path.relative_to(PACKAGE)}: {match.group(0)}"
         for path in PACKAGE.rglob("*.py")
-        if path.relative_to(PACKAGE).parts[0] not in allowed and path not in allowed_files
+        if path.relative_to(PACKAGE).parts[0] not in allowed
         for match in literal.finditer(path.read_text())
     ]
     assert offenders == ['graph/schema.py: "Task"']  # the label of a task record, not the tool
