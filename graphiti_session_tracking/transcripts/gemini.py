@@ -13,6 +13,7 @@ fails the call, its text starting `Exit code N` as Claude Code's does. Files are
 
 from __future__ import annotations
 
+import hashlib
 import json
 import ntpath
 import os
@@ -73,6 +74,8 @@ _TRAILER = re.compile(r"\A(Error|Exit Code|Signal|Background PIDs|Process Group 
 _OUTPUT = re.compile(r"^(?:Output|Stdout): ?", re.MULTILINE)
 _CANCELLED = re.compile(r"\A\s*(?:<untrusted_context>\s*)?Command was cancelled by user")
 _URL = re.compile(r"https?://[^\s)>\]\"']+")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_ABSOLUTE = re.compile(r"(?<![\w.~])/[^\s\"'`:;,()<>|\\]+")
 
 Records = list[tuple[int, dict[str, Any]]]  # (line, message record), in conversation order
 
@@ -108,11 +111,33 @@ def read_gemini(path: Path) -> Session:
         session.cwd = directories[0]  # the folder the CLI was started in comes first
     if isinstance(meta.get("summary"), str):
         session.summaries.append(meta["summary"])
+    if session.cwd is None:
+        session.cwd = _folder_of_hash(meta.get("projectHash"), records)
     builder = _Builder(session, meta.get("kind") == "subagent")
     for key in ("startTime", "lastUpdated"):
         builder.time(meta.get(key), key)
     builder.build(records)
     return session
+
+
+def _folder_of_hash(project_hash: Any, records: Records) -> str | None:
+    """The folder whose SHA-256 is the chat's `projectHash` (how the CLI names a project), found
+    among the folders above the absolute paths the session names: exact, where the folder is
+    otherwise only in the CLI's context text, or nowhere."""
+    if not isinstance(project_hash, str) or not _SHA256.fullmatch(project_hash):
+        return None
+    tried: set[str] = set()
+    for _, record in records:
+        for path in _ABSOLUTE.findall(json.dumps(record, ensure_ascii=False)):
+            parts = path.rstrip("/").split("/")
+            for end in range(len(parts), 1, -1):
+                folder = "/".join(parts[:end])
+                if folder in tried:
+                    break  # and every folder above it
+                tried.add(folder)
+                if hashlib.sha256(folder.encode()).hexdigest() == project_hash:
+                    return folder
+    return None
 
 
 def _is_document(path: Path) -> bool:

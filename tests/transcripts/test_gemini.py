@@ -4,6 +4,7 @@ writes: a metadata line, re-appended messages, `$set`, `$rewindTo`)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from datetime import datetime
 from pathlib import Path
@@ -46,7 +47,10 @@ def test_identity_and_whole_file_read(path: Path) -> None:
     session = read_gemini(path)
     assert (session.agent, session.version, session.session_id) == ("gemini-cli", None, raw["sessionId"])
     assert (session.started_at, session.ended_at) == (at(raw["startTime"]), at(raw["lastUpdated"]))
-    assert session.cwd is None  # these files carry no `directories` and no injected context
+    # No `directories` and no injected context: the folder is the one whose SHA-256 is the
+    # chat's projectHash (how the CLI names its project), when the session names a path inside it.
+    if session.cwd is not None:
+        assert hashlib.sha256(session.cwd.encode()).hexdigest() == raw["projectHash"]
     assert session.problems == []
     assert session.end_offset == path.stat().st_size
     assert session.lines_read == len(path.read_text().splitlines())
@@ -148,7 +152,8 @@ async def test_summary_of_the_session_with_failures() -> None:
     assert summary.session_id == "981c87cb-90ef-4c7f-948d-23173ff43e4e" and summary.agent == "gemini-cli"
     assert summary.objective == "Can you make me an ai agent in python that I can execute built in pythin"
     written = {c["args"]["file_path"] for c in raw_calls(AGENT) if c["name"] == "write_file"}
-    assert summary.files_modified == sorted(written) and len(written) == 1
+    assert len(written) == 1 and summary.project_path == "/Users/jnarowski/Dev/playground/src/test-project"
+    assert summary.files_modified == [path.removeprefix(summary.project_path + "/") for path in written]
     errors = summary.errors_resolved or []
     # pip3's refusal was got past by a venv; the user's cancel is no error, nor is `pip` missing
     # (looking around, as the extractor reads "command not found"), nor the refused relative path.
@@ -169,10 +174,10 @@ async def test_a_replace_edit_is_an_edit_with_its_strings() -> None:
     assert edit.succeeded and edit.result is not None
     assert edit.result.text == raw["result"][0]["functionResponse"]["response"]["output"]
     summary = await summarize_session(session)
-    assert summary.files_modified == ["/private/tmp/gemini-test/created.txt"]
+    assert summary.files_modified == ["created.txt"]  # in /private/tmp/gemini-test, the project
     assert summary.objective == "Change 'Hello' to 'Goodbye' in /tmp/gemini-test/created.txt"
     created = await summarize_session(read_gemini(CREATE))
-    assert created.files_modified == ["/tmp/gemini-test/created.txt"]
+    assert created.files_modified == ["/tmp/gemini-test/created.txt"]  # names no folder of its hash
 
 
 async def test_a_tool_error_fails_the_call_and_writes_nothing() -> None:
@@ -530,3 +535,16 @@ async def test_other_tools_get_claude_codes_keys(tmp_path: Path) -> None:
     # A sub-agent's own file (`chats/<parent id>/<id>.jsonl`): its thread is a side one.
     sub = read_gemini(write_jsonl(tmp_path / "sub.jsonl", [{**META, "kind": "subagent"}, *records]))
     assert all(m.is_sidechain for m in sub.messages) and all(c.is_sidechain for c in sub.tool_calls)
+
+
+def test_the_project_folder_is_the_one_the_chat_hash_names(tmp_path: Path) -> None:
+    """The CLI names a project by the SHA-256 of its folder: a folder above a path the session
+    names is the project only when its hash is the chat's; a path elsewhere proves nothing."""
+    chat = document(REPLACE)
+    chat["projectHash"] = hashlib.sha256(b"/srv/elsewhere").hexdigest()
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(chat))
+    assert read_gemini(other).cwd is None
+    chat["projectHash"] = hashlib.sha256(b"/private/tmp").hexdigest()
+    other.write_text(json.dumps(chat))
+    assert read_gemini(other).cwd == "/private/tmp"
