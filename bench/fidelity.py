@@ -186,6 +186,9 @@ async def score_split(
     wrappers = 0
     for transcript, label in pairs:
         summary = await summarize(transcript)
+        agent = summary.agent or "claude-code"
+        sessions = BY_AGENT.setdefault(agent, {"sessions": Score()})
+        sessions["sessions"].labels += 1  # a count of sessions, in a Score for want of a better box
         scores = {
             "errors": error_score(summary, label.get("errors", [])),
             "decisions": decision_score(summary, label.get("decisions", [])),
@@ -195,6 +198,7 @@ async def score_split(
         wrappers += bad_objective
         for kind, score in scores.items():
             totals[kind].add(score)
+            sessions.setdefault(kind, Score()).add(score)
         if verbose:
             print(f"\n== {transcript.name}")
             print(f"   objective: {summary.objective[:120]!r}{'  <- WRAPPER' if bad_objective else ''}")
@@ -223,6 +227,19 @@ def report(split: str, pairs: int, totals: dict[str, Score], wrappers: int) -> N
             f"{kind:<10} {score.labels:>6} {score.rows:>5} {_fmt(score.precision):>9} {_fmt(score.recall):>7}  {notes}"
         )
     print(f"objectives that are a wrapper or a bare 'continue': {wrappers} of {pairs}")
+    if len(BY_AGENT) > 1:
+        for agent, scores in sorted(BY_AGENT.items()):
+            figures = ", ".join(
+                f"{kind} {_fmt(s.precision).strip()} / {_fmt(s.recall).strip()} ({s.labels} labels)"
+                for kind, s in scores.items()
+                if kind != "sessions"
+            )
+            print(f"  {agent} ({scores['sessions'].labels} sessions): {figures}")
+    BY_AGENT.clear()
+
+
+# Each scored split's figures per coding agent (filled by score_split, printed and emptied by report).
+BY_AGENT: dict[str, dict[str, Score]] = {}
 
 
 async def offline(transcript: Path) -> EnhancedSessionSummary:
