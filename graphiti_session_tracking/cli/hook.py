@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from graphiti_session_tracking.hooks.settings import EVENTS, SettingsError, installed, settings_path
+from graphiti_session_tracking.hooks.settings import HANDLERS, HOSTS, SettingsError, installed, settings_path
 
 from .app import main
 from .shell import UsageFailure
@@ -19,6 +19,12 @@ scope_options = [
         "--user", "scope", flag_value="user", default=True, help="~/.claude/settings.json (default)."
     ),
     click.option("--project", "scope", flag_value="project", help="./.claude/settings.json of this project."),
+    click.option(
+        "--agent",
+        type=click.Choice(sorted(HOSTS)),
+        default="claude-code",
+        help="Whose settings: Claude Code's (default) or Gemini CLI's (~/.gemini/settings.json).",
+    ),
 ]
 
 
@@ -30,27 +36,31 @@ def _scoped[F: Callable[..., Any]](func: F) -> F:
 
 @main.group()
 def hook() -> None:
-    """Claude Code hooks: ingest each session as it ends, start each one with the project's recap."""
+    """Claude Code (or Gemini CLI) hooks: ingest each session as it ends, start each one with the
+    project's recap."""
 
 
 @hook.command()
 @_scoped
 @click.option("--pre-compact", is_flag=True, help="Also ingest before Claude Code compacts a conversation.")
-def install(scope: str, pre_compact: bool) -> None:
+def install(scope: str, agent: str, pre_compact: bool) -> None:
     """Add the SessionEnd (ingest, detached) and SessionStart (recap) hooks to Claude Code's
-    settings.json, beside any others; idempotent; the previous file is kept as *.graphiti-sessions.bak.
+    settings.json (or Gemini CLI's), beside any others; idempotent; the previous file is kept as
+    *.graphiti-sessions.bak.
 
     \b
     Example:
-      graphiti-sessions hook install            # for every project of this user
-      graphiti-sessions hook install --project  # this project only
+      graphiti-sessions hook install                     # for every project of this user
+      graphiti-sessions hook install --project           # this project only
+      graphiti-sessions hook install --agent gemini-cli  # Gemini CLI's ~/.gemini/settings.json
     """
     from graphiti_session_tracking.hooks.settings import install as add
 
-    path = settings_path(scope)  # type: ignore[arg-type]
-    events = ["SessionStart", "SessionEnd", *(["PreCompact"] if pre_compact else [])]
+    path = settings_path(scope, agent=agent)  # type: ignore[arg-type]
+    start, end, compact = HOSTS[agent].events
+    events = [start, end, *([compact] if pre_compact else [])]
     try:
-        changed = add(path, events)
+        changed = add(path, events, agent)
     except SettingsError as exc:
         raise UsageFailure(str(exc)) from exc
     click.echo(f"{path}: " + (f"added {', '.join(changed)}" if changed else "already installed"))
@@ -58,11 +68,11 @@ def install(scope: str, pre_compact: bool) -> None:
 
 @hook.command()
 @_scoped
-def uninstall(scope: str) -> None:
-    """Remove our hooks (only ours) from Claude Code's settings.json."""
+def uninstall(scope: str, agent: str) -> None:
+    """Remove our hooks (only ours) from Claude Code's (or Gemini CLI's) settings.json."""
     from graphiti_session_tracking.hooks.settings import uninstall as remove
 
-    path = settings_path(scope)  # type: ignore[arg-type]
+    path = settings_path(scope, agent=agent)  # type: ignore[arg-type]
     try:
         removed = remove(path)
     except SettingsError as exc:
@@ -77,23 +87,26 @@ def status(as_json: bool) -> None:
     from graphiti_session_tracking.hooks.run import LOG, recent_log
 
     report: dict[str, object] = {}
-    for scope in ("user", "project"):
-        path = settings_path(scope)  # type: ignore[arg-type]
+    places = [(agent, scope) for agent in sorted(HOSTS) for scope in ("user", "project")]
+    for agent, scope in places:
+        path = settings_path(scope, agent=agent)  # type: ignore[arg-type]
+        key = scope if agent == "claude-code" else f"{agent} {scope}"
         try:
-            report[scope] = {"settings": str(path), "hooks": installed(path)}
+            report[key] = {"settings": str(path), "hooks": installed(path)}
         except SettingsError as exc:
-            report[scope] = {"settings": str(path), "error": str(exc)}
+            report[key] = {"settings": str(path), "error": str(exc)}
     report["log"] = str(LOG)
     report["recent"] = recent_log()
     if as_json:
         click.echo(json.dumps(report, indent=2, default=str))
         return
-    for scope in ("user", "project"):
-        entry = report[scope]
+    for agent, scope in places:
+        key = scope if agent == "claude-code" else f"{agent} {scope}"
+        entry = report[key]
         assert isinstance(entry, dict)
         hooks = entry.get("hooks")
         state = entry.get("error") or (", ".join(sorted(hooks)) if hooks else "not installed")
-        click.echo(f"{scope}: {entry['settings']}: {state}")
+        click.echo(f"{key}: {entry['settings']}: {state}")
     click.echo(f"log: {LOG}")
     for line in report["recent"]:  # type: ignore[attr-defined]
         click.echo("  " + json.dumps(line, default=str))
@@ -101,21 +114,24 @@ def status(as_json: bool) -> None:
 
 def _event_command(name: str) -> None:
     @hook.command(name, hidden=True)
-    def handler() -> None:
+    @click.option("--agent", type=click.Choice(sorted(HOSTS)), default="claude-code")
+    def handler(agent: str) -> None:
         from graphiti_session_tracking.hooks import run
 
         event = run.read_event(sys.stdin)
         if name == "session-start":
             text = run.session_start_text(event)
-            if text:
+            if agent == "gemini-cli":  # Gemini CLI reads JSON only; the context goes in additionalContext
+                click.echo(json.dumps({"hookSpecificOutput": {"additionalContext": text}} if text else {}))
+            elif text:
                 click.echo(text, nl=False)
         else:
-            run.start_catch_up(event, name)
+            run.start_catch_up(event, name, agent)
 
-    handler.__doc__ = f"Run by Claude Code ({name}); the event's JSON on stdin."
+    handler.__doc__ = f"Run by the agent ({name}); the event's JSON on stdin."
 
 
-for _name in EVENTS.values():
+for _name in HANDLERS:
     _event_command(_name)
 
 
@@ -123,7 +139,8 @@ for _name in EVENTS.values():
 @click.option("--transcript", required=True)
 @click.option("--cwd", default=None)
 @click.option("--session", default=None)
-def catch_up(transcript: str, cwd: str | None, session: str | None) -> None:
+@click.option("--agent", type=click.Choice(sorted(HOSTS)), default="claude-code")
+def catch_up(transcript: str, cwd: str | None, session: str | None, agent: str) -> None:
     """The detached ingest a SessionEnd hook starts (logs to ~/.graphiti/hooks.log). The paths
     are checked as the hook checks them: a transcript outside Claude Code's projects folder is
     logged and ignored (exit 0). Whatever fails is one masked log line, not a raw traceback."""
@@ -132,7 +149,7 @@ def catch_up(transcript: str, cwd: str | None, session: str | None) -> None:
     from graphiti_session_tracking.hooks import run
 
     try:
-        entry = asyncio.run(run.catch_up(transcript, cwd, session))
+        entry = asyncio.run(run.catch_up(transcript, cwd, session, agent=agent))
     except Exception as exc:
         entry = {"event": "catch-up", "transcript": transcript, "error": f"{type(exc).__name__}: {exc}"}
     run.log(entry)

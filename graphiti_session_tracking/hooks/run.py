@@ -2,8 +2,9 @@
 
 - SessionEnd / PreCompact: start the ingest of the session's project folder in a detached process
   and return at once. Only a `transcript_path` that is an absolute path to a `.jsonl` file in a
-  project folder of Claude Code's projects folder is acted on (anything else is logged and
-  ignored): the ingest reads that project folder and nothing else. The hook never blocks and never fails the user's session; the background
+  project folder of Claude Code's projects folder (for Gemini CLI: a chat in
+  `~/.gemini/tmp/<project>/chats/`) is acted on (anything else is logged and ignored): the ingest
+  reads that project folder and nothing else. The hook never blocks and never fails the user's session; the background
   run ingests what is new (the ledger skips the rest, so a run that failed earlier — the backend
   was down — is caught up by the next), writes the project's recap for the next SessionStart, and
   logs one JSON line to `~/.graphiti/hooks.log`.
@@ -53,11 +54,17 @@ class Refused(ValueError):
     """A hook input that is not acted on; the message says why (it goes to hooks.log)."""
 
 
-def transcript_of(value: object) -> Path:
+def _sessions_root(agent: str) -> Path:
+    """Where the agent keeps its sessions, one folder per project (what a hook may ingest)."""
+    return Path.home() / ".gemini" / "tmp" if agent == "gemini-cli" else claude_projects()
+
+
+def transcript_of(value: object, agent: str = "claude-code") -> Path:
     """The event's `transcript_path` as the real path of a `.jsonl` file in a project folder of
-    Claude Code's projects folder, else Refused saying why. The hook ingests that project folder:
-    a relative or garbage path once made it ingest its whole working folder (3,003 unrelated
-    sessions), and a path outside Claude Code's transcripts must never be read on an event's word."""
+    Claude Code's projects folder (a `.json`/`.jsonl` chat in `<project>/chats/` of Gemini CLI's),
+    else Refused saying why. The hook ingests that project folder: a relative or garbage path once
+    made it ingest its whole working folder (3,003 unrelated sessions), and a path outside the
+    agent's sessions must never be read on an event's word."""
     if not isinstance(value, str) or not value:
         raise Refused("no transcript_path in the hook's input")
     shown = repr(value[:300])
@@ -69,19 +76,23 @@ def transcript_of(value: object) -> Path:
         regular = stat.S_ISREG(real.stat().st_mode)
     except (OSError, RuntimeError, ValueError):
         raise Refused(f"transcript_path {shown} is not an existing file") from None
-    if not regular or real.suffix != ".jsonl":
-        raise Refused(f"transcript_path {shown} is not a .jsonl file")
-    root = claude_projects().resolve()
-    if not real.is_relative_to(root) or len(real.relative_to(root).parts) < 2:
+    gemini = agent == "gemini-cli"
+    if not regular or real.suffix not in ((".json", ".jsonl") if gemini else (".jsonl",)):
+        raise Refused(f"transcript_path {shown} is not a {'chat' if gemini else '.jsonl'} file")
+    root = _sessions_root(agent).resolve()
+    parts = real.relative_to(root).parts if real.is_relative_to(root) else ()
+    if len(parts) < 2 or (gemini and (len(parts) < 3 or parts[1] != "chats")):
         raise Refused(f"transcript_path {shown} is not in a project folder of {root}")
     return real
 
 
-def project_folder(transcript: Path) -> Path:
-    """The session's project folder (`<projects>/<project>`) of a transcript `transcript_of`
-    accepted: what a catch-up ingests, never the projects folder itself or anything above it."""
-    root = claude_projects().resolve()
-    return root / transcript.relative_to(root).parts[0]
+def project_folder(transcript: Path, agent: str = "claude-code") -> Path:
+    """The session's project folder (`<projects>/<project>`; Gemini CLI's `<project>/chats`) of a
+    transcript `transcript_of` accepted: what a catch-up ingests, never the projects folder itself
+    or anything above it."""
+    root = _sessions_root(agent).resolve()
+    project = root / transcript.relative_to(root).parts[0]
+    return project / "chats" if agent == "gemini-cli" else project
 
 
 def folder_of(value: object) -> Path | None:
@@ -133,16 +144,16 @@ def recent_log(lines: int = 10) -> list[dict[str, Any]]:
     return out
 
 
-def start_catch_up(event: dict[str, Any], name: str) -> None:
+def start_catch_up(event: dict[str, Any], name: str, agent: str = "claude-code") -> None:
     """SessionEnd / PreCompact: the ingest, detached from the hook (its own session, no pipes).
     A transcript_path that `transcript_of` refuses is logged and ignored (exit 0 all the same)."""
     try:
-        transcript = transcript_of(event.get("transcript_path"))
+        transcript = transcript_of(event.get("transcript_path"), agent)
     except Refused as exc:
-        log({"event": name, "skipped": str(exc)})
+        log({"event": name, "agent": agent, "skipped": str(exc)})
         return
     # `--name=value`: a value starting with `-` stays a value.
-    command = [sys.executable, "-m", "graphiti_session_tracking", "hook", "catch-up"]
+    command = [sys.executable, "-m", "graphiti_session_tracking", "hook", "catch-up", f"--agent={agent}"]
     command.append(f"--transcript={transcript}")
     cwd = folder_of(event.get("cwd"))
     if cwd is not None:
@@ -168,7 +179,11 @@ def start_catch_up(event: dict[str, Any], name: str) -> None:
 
 
 async def catch_up(
-    transcript_path: str, cwd_path: str | None, session: str | None = None, event: str = "catch-up"
+    transcript_path: str,
+    cwd_path: str | None,
+    session: str | None = None,
+    event: str = "catch-up",
+    agent: str = "claude-code",
 ) -> dict[str, Any]:
     """Ingest the transcript's project folder (what is new only), then keep the recap of the
     session that ended (else of the project's latest). The paths are checked again here: this
@@ -179,7 +194,7 @@ async def catch_up(
 
     entry: dict[str, Any] = {"event": event, "transcript": transcript_path}
     try:
-        transcript = transcript_of(transcript_path)
+        transcript = transcript_of(transcript_path, agent)
     except Refused as exc:
         entry["skipped"] = str(exc)
         return entry
@@ -197,7 +212,9 @@ async def catch_up(
     started = time.monotonic()
     try:
         with pipeline.ledger() as ledger:
-            report = await pipeline.ingest(discover_sources([project_folder(transcript)]), ledger=ledger)
+            report = await pipeline.ingest(
+                discover_sources([project_folder(transcript, agent)]), ledger=ledger
+            )
         entry.update(ingested=report.ingested, unchanged=report.skipped, failed=len(report.failed))
         if report.failed:
             entry["failures"] = report.failed[:5]

