@@ -80,8 +80,11 @@ def ingest(
         where = (
             "" if sessions.store_in_graph else " (store_in_graph is false: summaries written as files only)"
         )
+        # --force reads and summarizes every source again; a summary equal to the stored one is
+        # left as it is (nothing to write), which is what "unchanged" then says.
+        same = "unchanged (read again: the same summary as stored)" if force else "unchanged"
         click.echo(
-            f"{report['sources_seen']} sources: {report['ingested']} ingested, {report['skipped']} unchanged, "
+            f"{report['sources_seen']} sources: {report['ingested']} ingested, {report['skipped']} {same}, "
             f"{len(report['failed'])} failed{excluded}; {report['nodes_written']} nodes and "
             f"{report['edges_written']} edges written{where}"
         )

@@ -117,15 +117,25 @@ _FILTER_OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] =
 
 def _query_command(name: str, help_text: str) -> Callable[..., None]:
     def command(group_id: str | None, as_json: bool, limit: int | None, **opts: Any) -> None:
+        positional = opts.pop("session_id", None)
+        if positional is not None:
+            if opts.get("session") not in (None, positional):
+                raise UsageFailure(f"two session ids: {positional} and --session {opts['session']}")
+            opts["session"] = positional
         filters = {key: opts.pop(key) for key in QUERY_FILTERS[name] if opts.get(key) is not None}
         _, graph = graph_config(opts, writable=False)
 
         # A table shows its first rows: ask for one more, to know whether to say there are more.
         wanted = limit if as_json or limit is not None else TABLE_ROWS + 1
 
+        known: list[str] = []
+
         async def go() -> list[dict[str, Any]]:
             async with open_backend(graph, writable=False) as backend:
-                return await run_query(backend, name, group_id=group_id, limit=wanted, **filters)
+                found = await run_query(backend, name, group_id=group_id, limit=wanted, **filters)
+                if not found and group_id is not None:
+                    known.extend(await backend.list_groups())
+                return found
 
         try:
             rows = run(go())
@@ -135,6 +145,11 @@ def _query_command(name: str, help_text: str) -> Callable[..., None]:
             click.echo(json.dumps(rows, indent=2, default=str))
             return
         print_table(rows, title=name, limit=limit)
+        if group_id is not None and group_id not in known and not rows:
+            shown = ", ".join(known[:10]) + (", …" if len(known) > 10 else "")
+            click.echo(
+                f"no group {group_id} in this graph; its groups: {shown or 'none'} (query sessions shows whose)"
+            )
 
     command.__doc__ = help_text
     decorated: Callable[..., Any] = backend_options(command)
@@ -146,6 +161,8 @@ def _query_command(name: str, help_text: str) -> Callable[..., None]:
     )(decorated)
     decorated = click.option("--json", "as_json", is_flag=True, help="Print rows as JSON.")(decorated)
     decorated = scope_group_option(decorated)
+    if name == "session":  # `query session 3f1c2a9b` as well as `--session 3f1c2a9b`
+        decorated = click.argument("session_id", required=False)(decorated)
     return query.command(name=name)(decorated)
 
 
@@ -331,7 +348,7 @@ _query_command(
 
     \b
     Example:
-      graphiti-sessions query session --session 3f1c2a9b --json
+      graphiti-sessions query session 3f1c2a9b --json
       graphiti-sessions query session --commit 1a2b3c4
     """,
 )

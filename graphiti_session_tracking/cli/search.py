@@ -58,4 +58,7 @@ def search(text: str, group_id: str | None, kind: str | None, limit: int, as_jso
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
+    if not rows:
+        click.echo(f"nothing found for {text!r}")
+        return
     print_table(rows, title=f"search: {text}", kind="search")

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class LegacyFormatError(ValueError):
@@ -25,29 +25,38 @@ class LegacyFormatError(ValueError):
         self.reason = reason
 
 
-class LegacyDecision(BaseModel):
-    """A second-generation decision (the first generation wrote plain strings)."""
+class _Legacy(BaseModel):
+    """A record the old module wrote: it writes null for an optional field it had nothing for (a
+    decision with no alternatives), which means the field's default, not a broken record."""
 
     model_config = ConfigDict(extra="ignore")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _nulls_are_defaults(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        optional = {name for name, info in cls.model_fields.items() if not info.is_required()}
+        return {k: v for k, v in data.items() if not (v is None and k in optional)}
+
+
+class LegacyDecision(_Legacy):
+    """A second-generation decision (the first generation wrote plain strings)."""
 
     decision: str
     rationale: str = ""
     alternatives: list[str] = Field(default_factory=list)
 
 
-class LegacyError(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
+class LegacyError(_Legacy):
     error: str
     root_cause: str = ""
     fix: str = ""
     verification: str = ""
 
 
-class LegacyConfigChange(BaseModel):
+class LegacyConfigChange(_Legacy):
     """`change` is free text ("60 -> 3600", "added", "set to 3600")."""
-
-    model_config = ConfigDict(extra="ignore")
 
     file: str
     setting: str
@@ -55,24 +64,20 @@ class LegacyConfigChange(BaseModel):
     reason: str = ""
 
 
-class LegacyTestResults(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
+class LegacyTestResults(_Legacy):
     framework: str = ""
     passed: int = Field(default=0, ge=0)
     failed: int = Field(default=0, ge=0)
     coverage: float | None = Field(default=None, ge=0, le=100)
 
 
-class SessionSummarySchema(BaseModel):
+class SessionSummarySchema(_Legacy):
     """The old summary, both generations (shared/LEGACY_FORMAT.md sections 1 and 4): the first
     wrote plain strings and free-text durations; the second added rationale and alternatives,
     errors resolved, config changes, test results and the activity profile, and defaulted every
     list but completed_tasks and next_steps to empty."""
 
     # The old model ignored unknown keys; exports sometimes carry extra ones.
-    model_config = ConfigDict(extra="ignore")
-
     objective: str
     completed_tasks: list[str]
     blocked_items: list[str] = Field(default_factory=list)

@@ -212,11 +212,16 @@ class Ledger:
         """Record a source as ingested; `session` is the parsed session as `encode_session` bytes,
         already redacted (transcripts/state.py: about 100 bytes a tool call)."""
         resolved = path.resolve()
-        now = fingerprint(resolved)
-        if resolved.suffix == ".jsonl" and now.size > byte_offset and _line_after(resolved, byte_offset):
-            # Lines appended after the read stopped (while it summarized): record the size that
-            # was read, so the next run sees the transcript as grown instead of unchanged.
-            now = Fingerprint(byte_offset, now.mtime_ns)
+        try:
+            now = fingerprint(resolved)
+            if resolved.suffix == ".jsonl" and now.size > byte_offset and _line_after(resolved, byte_offset):
+                # Lines appended after the read stopped (while it summarized): record the size that
+                # was read, so the next run sees the transcript as grown instead of unchanged.
+                now = Fingerprint(byte_offset, now.mtime_ns)
+            digest = source_hash(resolved)
+            tail = tail_hash(resolved, byte_offset) if resolved.suffix == ".jsonl" else ""
+        except (OSError, ValueError):  # ValueError: an OpenCode database that cannot be read
+            return  # removed (or unreadable) since it was read: its session is written, nothing to remember
         state = session
         with self._transaction() as db:
             db.execute(
@@ -226,10 +231,9 @@ class Ledger:
                     str(resolved),
                     now.size,
                     now.mtime_ns,
-                    source_hash(resolved),
+                    digest,
                     byte_offset,
-                    # Only a JSONL transcript grows by appended lines (classify_source).
-                    tail_hash(resolved, byte_offset) if resolved.suffix == ".jsonl" else "",
+                    tail,  # only a JSONL transcript grows by appended lines (classify_source)
                     session_id,
                     group_id,
                     summary_version,

@@ -40,15 +40,17 @@ def discover_sources(paths: Iterable[Path]) -> list[Path]:
     """Expand folders into their sessions (transcripts/agents.py says which files are sessions),
     and an OpenCode database into each of its sessions; no paths: every installed agent's folder.
 
-    A path that does not exist at all is a FileNotFoundError (a usage error). Anything named or
-    found that cannot be read (a symbolic link loop, a broken link, a FIFO, a folder that cannot be
-    listed, a damaged database) stays in the list: `prepare` reports it under `failed` with its
-    reason, the rest goes on.
+    When none of the paths exists, that is a FileNotFoundError (a usage error: a typo). Anything
+    named or found that cannot be read (a missing file beside others that exist, a symbolic link
+    loop, a broken link, a FIFO, a folder that cannot be listed, a damaged database) stays in the
+    list: `prepare` reports it under `failed` with its reason, the rest goes on.
     """
     found: dict[Path, None] = {}
-    for path in list(paths) or default_folders():
-        if not os.path.lexists(path) and in_database(path) is None:
-            raise FileNotFoundError(f"no such file or folder: {path}")
+    named = list(paths) or default_folders()
+    missing = [p for p in named if not os.path.lexists(p) and in_database(p) is None]
+    if missing and len(missing) == len(named):
+        raise FileNotFoundError(f"no such file or folder: {missing[0]}")
+    for path in named:
         if path.is_dir() or (path.is_file() and path.suffix == ".db"):
             unlistable: list[Path] = []
             expanded = sessions_under(path, unlistable) if path.is_dir() else database_sessions(path)

@@ -310,3 +310,14 @@ def test_gemini_cli_hooks_ingest_its_chats_and_start_with_the_recap(
         transcript_of(str(AGENT), "gemini-cli")  # a chat, but not one of Gemini CLI's folders
     with pytest.raises(Refused, match=r"not a \.jsonl file"):
         transcript_of(str(chat))  # Claude Code's hook takes only its own transcripts
+
+
+def test_nul_bytes_in_the_events_paths_are_refused_quietly(tmp_path: Path) -> None:
+    project, _, env = _project(tmp_path)
+    event = {"transcript_path": "/tmp/a\x00b.jsonl", "cwd": "/tmp/x\x00y", "session_id": "a\x00b"}
+    for name in ("session-start", "session-end", "pre-compact"):
+        done = cli("hook", name, env=env, cwd=project, stdin=json.dumps(event), timeout=30)
+        assert (done.returncode, done.stdout, done.stderr) == (0, "", ""), name
+    caught = cli("hook", "catch-up", "--transcript=/tmp/a\x01b", "--cwd=/tmp/\x01", env=env, cwd=project)
+    assert (caught.returncode, caught.stderr) == (0, "")
+    assert [e.get("skipped", "")[:15] for e in _log(env, 3)] == ["transcript_path"] * 3

@@ -151,3 +151,21 @@ def test_first_generation_markdown_and_json_give_the_same_session() -> None:
     assert from_markdown.started_at is None and from_markdown.ended_at == datetime(
         2025, 11, 20, 9, 30, tzinfo=UTC
     )
+
+
+def test_nulls_the_old_module_wrote_are_the_fields_defaults(tmp_path: Path) -> None:
+    """The old module writes null for what it had nothing for (a decision without alternatives, an
+    error without a root cause): such a record is whole, not rejected."""
+    record = json.loads((GEN2 / "s007-gen2.json").read_text())
+    record["key_decisions"] = [{"decision": "Keep HS256 for now", "rationale": None, "alternatives": None}]
+    record["errors_resolved"] = [{"error": "401 Unauthorized after one minute", "root_cause": None, "fix": None}]
+    path = tmp_path / "nulls.json"
+    path.write_text(json.dumps(record))
+    records, errors = load_legacy_file(path)
+    assert errors == []
+    summary, _ = convert_record(records[0])
+    assert summary.key_decisions == [DecisionRecord(decision="Keep HS256 for now")]
+    assert summary.errors_resolved == [ErrorResolution(error="401 Unauthorized after one minute")]
+    record["key_decisions"] = [{"decision": None}]  # a required field still must be there
+    path.write_text(json.dumps(record))
+    assert load_legacy_file(path)[1] != []

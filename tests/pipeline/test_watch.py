@@ -572,3 +572,35 @@ def test_two_ingests_and_a_watch_at_once_equal_one_ingest(graph_config: GraphCon
     [result] = asyncio.run(classifier.classify_session(session.tool_calls))
     assert (result.source, result.intent.value, result.domain.value) == ("cache", "transform", "code")
     assert classifier.problems == []
+
+
+async def test_a_transcript_removed_during_a_pass_fails_alone(
+    falkordb_config: GraphConfig, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A transcript deleted after the pass planned it, or after it was read: that source fails
+    (or is not remembered), the others are ingested, and the watcher goes on."""
+    import graphiti_session_tracking.pipeline.watch as watch_module
+
+    folder = tmp_path / "projects"
+    folder.mkdir()
+    kept, gone = folder / "kept.jsonl", folder / "gone.jsonl"
+    for path, sid in ((kept, "kept-session"), (gone, "gone-session")):
+        write_jsonl(path, conversation(TranscriptBuilder(cwd="/work/w", session_id=sid), 2).records)
+        age(path)
+    planned = watch_module.plan_pass
+
+    def plan_then_delete(*args: Any, **kwargs: Any) -> Any:
+        plan = planned(*args, **kwargs)
+        gone.unlink()
+        return plan
+
+    monkeypatch.setattr(watch_module, "plan_pass", plan_then_delete)
+    with Ledger(tmp_path / "ledger.sqlite") as ledger:
+        watcher = Watcher([folder], ledger, build_pipeline(AppConfig(), falkordb_config), Thresholds(30, 20))
+        report = await watcher.run_pass()
+        assert report.error is None and report.ingest is not None
+        assert [s["session_id"] for s in report.ingest["sessions"]] == ["kept-session"]
+        assert [f["source"] for f in report.ingest["failed"]] == [str(gone)]
+        # Removed after it was read: its session is written, and there is nothing to remember.
+        ledger.record(gone, byte_offset=10, session_id="gone-session", group_id="g", summary_version=1)
+        assert ledger.get(gone) is None and ledger.get(kept) is not None
