@@ -19,9 +19,12 @@ from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from mcp.server.fastmcp import FastMCP
+from mcp.server.fastmcp.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
 
 from graphiti_session_tracking.graph.backends import Backend, BackendError, open_backend
 from graphiti_session_tracking.graph.queries import QueryError, run_query
@@ -36,6 +39,20 @@ MAX_CHARS = 20_000  # what one tool answer may hold; more rows are left out, and
 DEFAULT_ROWS = 20
 CLEANUP_DAYS = 30  # Claude Code deletes transcripts older than its cleanupPeriodDays (default 30)
 WARN_DAYS = 7  # ... and the status warns a week before
+MAX_ROWS = 500
+
+# The parameters the tools share, described for the model that calls them.
+Group = Annotated[
+    str | None,
+    Field(description="One project's group id (session_tracking_status lists them); default: every project."),
+]
+Limit = Annotated[int, Field(ge=1, le=MAX_ROWS, description="At most this many rows.")]
+Since = Annotated[str | None, Field(description="From this ISO date or timestamp (UTC if no zone).")]
+Until = Annotated[str | None, Field(description="Up to this ISO date (inclusive) or timestamp.")]
+SessionId = Annotated[str | None, Field(description="A session id or its 8-character prefix.")]
+FilePath = Annotated[str | None, Field(description="A file path relative to the project root.")]
+Text = Annotated[str | None, Field(description="Words to look for (case-insensitive).")]
+READ_ONLY = ToolAnnotations(readOnlyHint=True, idempotentHint=True, openWorldHint=False)
 
 
 class _Graph:
@@ -79,14 +96,19 @@ def build_server(pipeline: Pipeline) -> FastMCP:
     gate = Gate(pipeline.redactor)
 
     def tool(function: Callable[..., Awaitable[dict[str, Any]]]) -> Any:
-        """A tool whose every answer leaves through the gate (secrets, control characters), the
-        error texts and what an older version wrote to the graph included."""
+        """A read-only tool whose every answer leaves through the gate (secrets, control
+        characters), the error texts and what an older version wrote to the graph included; as
+        compact JSON (indentation was a sixth of each answer), and an answer that is only an error
+        is a tool error (`isError`), so the model does not read it as data."""
 
         @functools.wraps(function)
-        async def gated(*args: Any, **kwargs: Any) -> dict[str, Any]:
-            return gate.data(await function(*args, **kwargs))  # type: ignore[no-any-return]
+        async def gated(*args: Any, **kwargs: Any) -> str:
+            answer = gate.data(await function(*args, **kwargs))
+            if isinstance(answer, dict) and set(answer) == {"error"}:
+                raise ToolError(str(answer["error"]))
+            return json.dumps(answer, ensure_ascii=False, separators=(",", ":"), default=str)
 
-        return server.tool()(gated)
+        return server.tool(annotations=READ_ONLY, structured_output=False)(gated)
 
     async def rows(name: str, group_id: str | None, limit: int, **filters: Any) -> dict[str, Any]:
         try:
@@ -104,10 +126,15 @@ def build_server(pipeline: Pipeline) -> FastMCP:
 
     @tool
     async def search_sessions(
-        query: str,
-        group_id: str | None = None,
-        record_type: str | None = None,
-        limit: int = DEFAULT_SEARCH_LIMIT,
+        query: Annotated[str, Field(description="Words or a question.")],
+        group_id: Group = None,
+        record_type: Annotated[
+            str | None,
+            Field(
+                description="Only one kind: session, decision, error, config, file, tool, test, task, discovery, commit."
+            ),
+        ] = None,
+        limit: Limit = DEFAULT_SEARCH_LIMIT,
     ) -> dict[str, Any]:
         """Search everything recorded about past sessions (decisions, errors, settings, files, tests,
         the session summaries) for words or a question; best matches first. record_type narrows it
@@ -124,7 +151,13 @@ def build_server(pipeline: Pipeline) -> FastMCP:
 
     @tool
     async def get_recap(
-        session: str | None = None, project: str | None = None, budget: int = 1000
+        session: SessionId = None,
+        project: Annotated[
+            str | None, Field(description="The project folder; default: the server's.")
+        ] = None,
+        budget: Annotated[
+            int, Field(ge=100, le=8000, description="Tokens (about 4 characters each).")
+        ] = 1000,
     ) -> dict[str, Any]:
         """What to know before working on a project again: where its latest session (or the given
         session id prefix) stopped, its open next steps and unresolved errors, the decisions and
@@ -137,7 +170,7 @@ def build_server(pipeline: Pipeline) -> FastMCP:
                 pipeline,
                 session=session,
                 project=Path(project) if project else None,
-                budget=max(100, min(budget, 8000)),
+                budget=budget,
                 backend=await graph.backend(),
             )
         except (RecapError, BackendError, QueryError) as exc:
@@ -146,13 +179,13 @@ def build_server(pipeline: Pipeline) -> FastMCP:
 
     @tool
     async def get_decisions(
-        file: str | None = None,
-        text: str | None = None,
-        since: str | None = None,
-        until: str | None = None,
-        session: str | None = None,
-        group_id: str | None = None,
-        limit: int = DEFAULT_ROWS,
+        file: FilePath = None,
+        text: Text = None,
+        since: Since = None,
+        until: Until = None,
+        session: SessionId = None,
+        group_id: Group = None,
+        limit: Limit = DEFAULT_ROWS,
     ) -> dict[str, Any]:
         """What was decided, why, and what was turned down; newest first. file: a path relative to the
         project (decisions naming it come first, then decisions of sessions that modified it); text:
@@ -163,14 +196,14 @@ def build_server(pipeline: Pipeline) -> FastMCP:
 
     @tool
     async def get_error_resolutions(
-        text: str | None = None,
-        file: str | None = None,
-        root_cause: str | None = None,
-        seen_before: bool = False,
-        since: str | None = None,
-        until: str | None = None,
-        group_id: str | None = None,
-        limit: int = DEFAULT_ROWS,
+        text: Text = None,
+        file: FilePath = None,
+        root_cause: Annotated[str | None, Field(description="Words of the root cause.")] = None,
+        seen_before: Annotated[bool, Field(description="Only errors hit more than once.")] = False,
+        since: Since = None,
+        until: Until = None,
+        group_id: Group = None,
+        limit: Limit = DEFAULT_ROWS,
     ) -> dict[str, Any]:
         """Errors hit and how they were fixed: the failing line, root cause (only when the session
         stated one), the fix, how it was verified, how often the same error was hit in the project
@@ -190,11 +223,11 @@ def build_server(pipeline: Pipeline) -> FastMCP:
 
     @tool
     async def get_config_history(
-        setting: str | None = None,
-        file: str | None = None,
-        current: bool = False,
-        group_id: str | None = None,
-        limit: int = DEFAULT_ROWS,
+        setting: Annotated[str | None, Field(description="Its full name or last dotted part.")] = None,
+        file: FilePath = None,
+        current: Annotated[bool, Field(description="Only the value in force of each setting.")] = False,
+        group_id: Group = None,
+        limit: Limit = DEFAULT_ROWS,
     ) -> dict[str, Any]:
         """Settings changed in configuration files: old and new value, the session, when, and until
         when each value held; oldest first. setting: its full name or last dotted part; current: only
@@ -205,7 +238,9 @@ def build_server(pipeline: Pipeline) -> FastMCP:
 
     @tool
     async def get_file_history(
-        path: str, group_id: str | None = None, limit: int = DEFAULT_ROWS
+        path: Annotated[str, Field(description="A file path relative to the project root.")],
+        group_id: Group = None,
+        limit: Limit = DEFAULT_ROWS,
     ) -> dict[str, Any]:
         """A file's history: the decisions and errors that concern it (named first, then those of sessions
         that modified it) and the settings changed in it. path: relative to the project root."""
@@ -218,7 +253,9 @@ def build_server(pipeline: Pipeline) -> FastMCP:
 
     @tool
     async def get_session_summary(
-        session: str, group_id: str | None = None, limit: int = 100
+        session: Annotated[str, Field(description="The session id or its 8-character prefix.")],
+        group_id: Group = None,
+        limit: Limit = 100,
     ) -> dict[str, Any]:
         """One session: everything it recorded (files, decisions, errors, settings, tests, tasks,
         commits), as relation, record type, name and fact. session: the session id or its
@@ -227,13 +264,15 @@ def build_server(pipeline: Pipeline) -> FastMCP:
 
     @tool
     async def get_commits(
-        sha: str | None = None,
-        file: str | None = None,
-        session: str | None = None,
-        since: str | None = None,
-        until: str | None = None,
-        group_id: str | None = None,
-        limit: int = DEFAULT_ROWS,
+        sha: Annotated[
+            str | None, Field(description="A commit sha or its first 4 or more characters.")
+        ] = None,
+        file: FilePath = None,
+        session: SessionId = None,
+        since: Since = None,
+        until: Until = None,
+        group_id: Group = None,
+        limit: Limit = DEFAULT_ROWS,
     ) -> dict[str, Any]:
         """Commits sessions made (sha, message, branch, files, pull request) and the session that
         made each; newest first. sha: a commit sha or its first 4+ characters, which also returns

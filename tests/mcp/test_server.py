@@ -41,7 +41,16 @@ TOOLS = {
 async def call(client: ClientSession, tool: str, **arguments: Any) -> Any:
     result = await client.call_tool(tool, arguments)
     assert not result.isError, result.content
-    return json.loads(result.content[0].text)  # type: ignore[union-attr]
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert "\n " not in text  # compact JSON: indentation was a sixth of each answer
+    return json.loads(text)
+
+
+async def refused(client: ClientSession, tool: str, **arguments: Any) -> str:
+    """A call the tool refuses: an MCP tool error (isError), whose text says why."""
+    result = await client.call_tool(tool, arguments)
+    assert result.isError, result.content
+    return str(result.content[0].text)  # type: ignore[union-attr]
 
 
 async def test_the_tools_answer_from_the_graph(graph_config: GraphConfig, tmp_path: Path) -> None:
@@ -55,7 +64,12 @@ async def test_the_tools_answer_from_the_graph(graph_config: GraphConfig, tmp_pa
     )
     async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
-        assert {tool.name for tool in (await session.list_tools()).tools} == TOOLS
+        tools = (await session.list_tools()).tools
+        assert {tool.name for tool in tools} == TOOLS
+        for described in tools:  # read-only, and every parameter says what it takes
+            assert described.annotations is not None and described.annotations.readOnlyHint, described.name
+            for name, schema in described.inputSchema["properties"].items():
+                assert schema.get("description"), (described.name, name)
 
         current = await call(session, "get_config_history", current=True, group_id=group)
         assert [(r["setting"], r["new_value"]) for r in current["rows"]] == [("JWT_EXPIRY", "900")]
@@ -76,7 +90,8 @@ async def test_the_tools_answer_from_the_graph(graph_config: GraphConfig, tmp_pa
         assert {"RESOLVED_ERROR", "MADE_COMMIT"} <= {r["relation"] for r in made["session"]["rows"]}
         by_file = await call(session, "get_commits", file=".env", group_id=group)
         assert [r["message"] for r in by_file["rows"]] == ["Pin JWT_EXPIRY to 900"]
-        assert "commit sha" in (await call(session, "get_commits", sha="main~1"))["error"]
+        assert "commit sha" in await refused(session, "get_commits", sha="main~1")
+        assert "less than or equal to 500" in await refused(session, "get_decisions", limit=2**63)
 
         file = await call(session, "get_file_history", path=".env", group_id=group)
         assert [r["new_value"] for r in file["config_changes"]["rows"]] == ["60", "3600", "900"]
@@ -84,13 +99,12 @@ async def test_the_tools_answer_from_the_graph(graph_config: GraphConfig, tmp_pa
         recap = await call(session, "get_recap", session="s4", budget=400)
         assert recap["recap"].startswith("# Recap of the last session") and recap["group_id"] == group
         assert "JWT_EXPIRY" in recap["recap"]  # the setting in force, from the graph
-        assert "error" in await call(session, "get_recap", session="no-such-session")
+        assert await refused(session, "get_recap", session="no-such-session")
 
         hits = await call(session, "search_sessions", query="KeyError", group_id=group)
         assert any("KeyError" in hit["text"] for hit in hits["rows"])
 
-        bad = await call(session, "get_decisions", group_id="not a group")
-        assert "invalid group id" in bad["error"]
+        assert "invalid group id" in await refused(session, "get_decisions", group_id="not a group")
 
         status = await call(session, "session_tracking_status")
         assert status["groups"] == {group: len(SESSIONS)} and status["sessions"] == len(SESSIONS)
