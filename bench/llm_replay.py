@@ -67,7 +67,9 @@ class LLMPath:
 async def record(split: str) -> None:
     path = LLMPath(CORPUS / split / "llm")
     folder = CORPUS / split / "transcripts"
-    transcripts = sorted(p for p in folder.iterdir() if p.suffix in (".jsonl", ".json"))  # Gemini chats: .json
+    transcripts = sorted(
+        p for p in folder.iterdir() if p.suffix in (".jsonl", ".json")
+    )  # Gemini chats: .json
     for transcript in transcripts:
         await path(transcript)
     print(

@@ -158,7 +158,9 @@ def test_nulls_the_old_module_wrote_are_the_fields_defaults(tmp_path: Path) -> N
     error without a root cause): such a record is whole, not rejected."""
     record = json.loads((GEN2 / "s007-gen2.json").read_text())
     record["key_decisions"] = [{"decision": "Keep HS256 for now", "rationale": None, "alternatives": None}]
-    record["errors_resolved"] = [{"error": "401 Unauthorized after one minute", "root_cause": None, "fix": None}]
+    record["errors_resolved"] = [
+        {"error": "401 Unauthorized after one minute", "root_cause": None, "fix": None}
+    ]
     path = tmp_path / "nulls.json"
     path.write_text(json.dumps(record))
     records, errors = load_legacy_file(path)
