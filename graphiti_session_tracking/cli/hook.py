@@ -14,6 +14,18 @@ from graphiti_session_tracking.hooks.settings import HANDLERS, HOSTS, SettingsEr
 from .app import main
 from .shell import UsageFailure
 
+AGENTS = [*sorted(HOSTS), "codex"]
+
+
+def _codex(scope: str) -> Any:
+    """Codex CLI's hook module; Codex has one config.toml per user, so no project scope."""
+    from graphiti_session_tracking.hooks import codex
+
+    if scope != "user":
+        raise UsageFailure("Codex CLI reads one config.toml per user: use --agent codex without --project")
+    return codex
+
+
 scope_options = [
     click.option(
         "--user", "scope", flag_value="user", default=True, help="~/.claude/settings.json (default)."
@@ -21,9 +33,10 @@ scope_options = [
     click.option("--project", "scope", flag_value="project", help="./.claude/settings.json of this project."),
     click.option(
         "--agent",
-        type=click.Choice(sorted(HOSTS)),
+        type=click.Choice(AGENTS),
         default="claude-code",
-        help="Whose settings: Claude Code's (default) or Gemini CLI's (~/.gemini/settings.json).",
+        help="Whose settings: Claude Code's (default), Gemini CLI's (~/.gemini/settings.json) or "
+        "Codex CLI's (its notify program in ~/.codex/config.toml; user scope only).",
     ),
 ]
 
@@ -56,6 +69,14 @@ def install(scope: str, agent: str, pre_compact: bool) -> None:
     """
     from graphiti_session_tracking.hooks.settings import install as add
 
+    if agent == "codex":
+        codex = _codex(scope)
+        try:
+            added = codex.install(codex.config_path())
+        except SettingsError as exc:
+            raise UsageFailure(str(exc)) from exc
+        click.echo(f"{codex.config_path()}: " + ("added notify" if added else "already installed"))
+        return
     path = settings_path(scope, agent=agent)  # type: ignore[arg-type]
     start, end, compact = HOSTS[agent].events
     events = [start, end, *([compact] if pre_compact else [])]
@@ -72,6 +93,14 @@ def uninstall(scope: str, agent: str) -> None:
     """Remove our hooks (only ours) from Claude Code's (or Gemini CLI's) settings.json."""
     from graphiti_session_tracking.hooks.settings import uninstall as remove
 
+    if agent == "codex":
+        codex = _codex(scope)
+        try:
+            gone = codex.uninstall(codex.config_path())
+        except SettingsError as exc:
+            raise UsageFailure(str(exc)) from exc
+        click.echo(f"{codex.config_path()}: " + ("removed notify" if gone else "none of ours installed"))
+        return
     path = settings_path(scope, agent=agent)  # type: ignore[arg-type]
     try:
         removed = remove(path)
@@ -84,6 +113,7 @@ def uninstall(scope: str, agent: str) -> None:
 @click.option("--json", "as_json", is_flag=True)
 def status(as_json: bool) -> None:
     """Where the hooks are installed, and what their last runs did (~/.graphiti/hooks.log)."""
+    from graphiti_session_tracking.hooks import codex
     from graphiti_session_tracking.hooks.run import LOG, recent_log
 
     report: dict[str, object] = {}
@@ -95,13 +125,19 @@ def status(as_json: bool) -> None:
             report[key] = {"settings": str(path), "hooks": installed(path)}
         except SettingsError as exc:
             report[key] = {"settings": str(path), "error": str(exc)}
+    try:
+        notify = {"notify": "installed"} if codex.installed(codex.config_path()) else {}
+        report["codex"] = {"settings": str(codex.config_path()), "hooks": notify}
+    except SettingsError as exc:
+        report["codex"] = {"settings": str(codex.config_path()), "error": str(exc)}
     report["log"] = str(LOG)
     report["recent"] = recent_log()
     if as_json:
         click.echo(json.dumps(report, indent=2, default=str))
         return
-    for agent, scope in places:
-        key = scope if agent == "claude-code" else f"{agent} {scope}"
+    for key in [scope if agent == "claude-code" else f"{agent} {scope}" for agent, scope in places] + [
+        "codex"
+    ]:
         entry = report[key]
         assert isinstance(entry, dict)
         hooks = entry.get("hooks")
@@ -135,11 +171,28 @@ for _name in HANDLERS:
     _event_command(_name)
 
 
+@hook.command("codex-notify", hidden=True, context_settings={"ignore_unknown_options": True})
+@click.argument("notification", nargs=-1)
+def codex_notify(notification: tuple[str, ...]) -> None:
+    """Run by Codex CLI after each agent turn (its `notify` program), the event as JSON in the last
+    argument: the session's rollout is ingested in a detached process; never fails Codex."""
+    from graphiti_session_tracking.hooks import codex, run
+
+    event = codex.read_notification(list(notification))
+    if event.get("type") != "agent-turn-complete":
+        return
+    rollout = codex.rollout_of(event)
+    if rollout is None:
+        run.log({"event": "codex-notify", "skipped": "no rollout file of that thread"})
+        return
+    run.start_catch_up({"transcript_path": str(rollout), "cwd": event.get("cwd")}, "codex-notify", "codex")
+
+
 @hook.command("catch-up", hidden=True)
 @click.option("--transcript", required=True)
 @click.option("--cwd", default=None)
 @click.option("--session", default=None)
-@click.option("--agent", type=click.Choice(sorted(HOSTS)), default="claude-code")
+@click.option("--agent", type=click.Choice(AGENTS), default="claude-code")
 def catch_up(transcript: str, cwd: str | None, session: str | None, agent: str) -> None:
     """The detached ingest a SessionEnd hook starts (logs to ~/.graphiti/hooks.log). The paths
     are checked as the hook checks them: a transcript outside Claude Code's projects folder is

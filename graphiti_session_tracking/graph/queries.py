@@ -171,7 +171,11 @@ async def run_query(
         "limit": NO_LIMIT if limit is None else limit,
     }
     groups: list[str | None]
-    if group_id is not None and backend.graph_per_group and GroupId(group_id) not in await backend.list_groups():
+    if (
+        group_id is not None
+        and backend.graph_per_group
+        and GroupId(group_id) not in await backend.list_groups()
+    ):
         return []  # FalkorDB has no graph of that name: nothing in it, as Neo4j would answer
     if group_id is not None:
         groups = [group_id]

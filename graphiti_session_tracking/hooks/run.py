@@ -55,7 +55,10 @@ class Refused(ValueError):
 
 
 def _sessions_root(agent: str) -> Path:
-    """Where the agent keeps its sessions, one folder per project (what a hook may ingest)."""
+    """Where the agent keeps its sessions: one folder per project (Codex CLI: per day), what a
+    hook may ingest."""
+    if agent == "codex":
+        return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex").expanduser() / "sessions"
     return Path.home() / ".gemini" / "tmp" if agent == "gemini-cli" else claude_projects()
 
 
@@ -90,6 +93,8 @@ def project_folder(transcript: Path, agent: str = "claude-code") -> Path:
     """The session's project folder (`<projects>/<project>`; Gemini CLI's `<project>/chats`) of a
     transcript `transcript_of` accepted: what a catch-up ingests, never the projects folder itself
     or anything above it."""
+    if agent == "codex":
+        return transcript.parent  # the day's folder: this rollout and the others of that day
     root = _sessions_root(agent).resolve()
     project = root / transcript.relative_to(root).parts[0]
     return project / "chats" if agent == "gemini-cli" else project
