@@ -25,12 +25,14 @@ from typing import Any
 
 from graphiti_session_tracking.redact import redact_pasted_tokens
 
+from .fields import object_field as _obj
+from .fields import text_field as _str
 from .kinds import ToolKind
 from .model import Message, Problem, Session, TokenUsage, ToolCall, ToolResult
 from .reader import _decode, _lines, _timestamp
 from .spill import head_and_tail
 
-__all__ = ["is_codex_rollout", "parse_patch", "read_codex"]
+__all__ = ["is_codex_rollout", "parse_patch", "patch_inputs", "read_codex"]
 
 _SNIFF_BYTES = 64 * 1024
 # The envelope's `type` comes before its `payload` (a first line can be longer than the sniff).
@@ -90,6 +92,26 @@ def read_codex(path: Path) -> Session:
         session.end_offset = offset_after
         session.lines_read += 1
     return session
+
+
+def patch_inputs(body: str, base: str | None) -> list[tuple[ToolKind, dict[str, Any]]]:
+    """Each file of an apply_patch body as (kind, input in Claude Code's keys): an added file is a
+    WRITE of its content; an updated one an EDIT (several hunks as `edits`, like MultiEdit); a
+    deleted one an EDIT of "" to "", so that it counts as a file the session changed. Relative
+    paths are taken from `base`. (OpenCode's apply_patch takes the same bodies.)"""
+    out: list[tuple[ToolKind, dict[str, Any]]] = []
+    for action, path, hunks in parse_patch(body):
+        if base and path and not os.path.isabs(path):
+            path = os.path.normpath(os.path.join(base, path))
+        tool_input: dict[str, Any] = {"file_path": path}
+        if action == "add":
+            tool_input["content"] = hunks[0][1] if hunks else ""
+        elif len(hunks) > 1:
+            tool_input["edits"] = [{"old_string": old, "new_string": new} for old, new in hunks]
+        else:
+            tool_input["old_string"], tool_input["new_string"] = hunks[0] if hunks else ("", "")
+        out.append((ToolKind.WRITE if action == "add" else ToolKind.EDIT, tool_input))
+    return out
 
 
 def parse_patch(text: str) -> list[tuple[str, str, list[tuple[str, str]]]]:
@@ -370,17 +392,7 @@ class _CodexBuilder:
         workdir, else the turn's or the session's cwd."""
         base = self.turn_cwd or self.session.cwd
         base = os.path.join(base, workdir) if base and workdir else workdir or base
-        for n, (action, path, hunks) in enumerate(parse_patch(body), start=1):
-            if base and not os.path.isabs(path):
-                path = os.path.normpath(os.path.join(base, path))
-            tool_input: dict[str, Any] = {"file_path": path}
-            if action == "add":
-                tool_input["content"] = hunks[0][1] if hunks else ""
-            elif len(hunks) > 1:
-                tool_input["edits"] = [{"old_string": old, "new_string": new} for old, new in hunks]
-            else:
-                tool_input["old_string"], tool_input["new_string"] = hunks[0] if hunks else ("", "")
-            kind = ToolKind.WRITE if action == "add" else ToolKind.EDIT
+        for n, (kind, tool_input) in enumerate(patch_inputs(body, base), start=1):
             self._record(f"{call_id}#{n}", "apply_patch", kind, tool_input, key=call_id)
 
     def _record(
@@ -400,16 +412,6 @@ class _CodexBuilder:
         self.calls.setdefault(key, []).append(call)
         self._response().tool_calls.append(call)
         self.session.tool_calls.append(call)
-
-
-def _str(container: dict[str, Any], key: str) -> str | None:
-    value = container.get(key)
-    return value if isinstance(value, str) else None
-
-
-def _obj(container: dict[str, Any], key: str) -> dict[str, Any]:
-    value = container.get(key)
-    return value if isinstance(value, dict) else {}
 
 
 def _list(value: Any) -> list[dict[str, Any]]:

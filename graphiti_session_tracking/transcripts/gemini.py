@@ -24,6 +24,7 @@ from typing import Any
 
 from graphiti_session_tracking.redact import redact_pasted_tokens
 
+from .fields import text_field as _str
 from .kinds import ToolKind
 from .model import Message, Problem, Session, TokenUsage, ToolCall, ToolResult
 from .reader import _decode, _lines, _timestamp
@@ -481,8 +482,3 @@ def _text(parts: list[dict[str, Any]], thoughts: bool = False) -> str:
 
 def _first(args: dict[str, Any], *keys: str) -> str | None:
     return next((args[k] for k in keys if isinstance(args.get(k), str) and args[k]), None)
-
-
-def _str(container: dict[str, Any], key: str) -> str | None:
-    value = container.get(key)
-    return value if isinstance(value, str) else None

@@ -16,8 +16,9 @@ import json
 import os
 from pathlib import Path
 
+from .fields import text_field as _str
 from .model import Problem, Session
-from .opencode_build import OPENCODE_TOOL_KINDS, OpenCodeBuilder, OpenCodeRecord, Records, _str
+from .opencode_build import OPENCODE_TOOL_KINDS, OpenCodeBuilder, OpenCodeRecord, Records
 from .spill import loads_json
 
 __all__ = [

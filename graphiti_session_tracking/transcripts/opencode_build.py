@@ -23,7 +23,9 @@ from typing import Any
 
 from graphiti_session_tracking.redact import redact_pasted_tokens
 
-from .codex import parse_patch
+from .codex import patch_inputs
+from .fields import object_field as _obj
+from .fields import text_field as _str
 from .kinds import ToolKind
 from .model import Message, Problem, Session, TokenUsage, ToolCall, ToolResult
 from .spill import head_and_tail
@@ -302,17 +304,8 @@ def _input(name: str, args: dict[str, Any], cwd: str | None) -> dict[str, Any]:
 def _patch_calls(call_id: str, body: Any, cwd: str | None) -> list[tuple[str, ToolKind, dict[str, Any]]]:
     """One call per file of a patch, `<call_id>#<n>`, as the Codex reader makes them: an added file
     is a WRITE of its content, an updated or deleted one an EDIT."""
-    calls: list[tuple[str, ToolKind, dict[str, Any]]] = []
-    for n, (action, path, hunks) in enumerate(parse_patch(body if isinstance(body, str) else ""), 1):
-        tool_input: dict[str, Any] = {"file_path": _absolute(path, cwd)}
-        if action == "add":
-            tool_input["content"] = hunks[0][1] if hunks else ""
-        elif len(hunks) > 1:
-            tool_input["edits"] = [{"old_string": old, "new_string": new} for old, new in hunks]
-        else:
-            tool_input["old_string"], tool_input["new_string"] = hunks[0] if hunks else ("", "")
-        calls.append((f"{call_id}#{n}", ToolKind.WRITE if action == "add" else ToolKind.EDIT, tool_input))
-    return calls
+    patch = patch_inputs(body if isinstance(body, str) else "", cwd)
+    return [(f"{call_id}#{n}", kind, tool_input) for n, (kind, tool_input) in enumerate(patch, 1)]
 
 
 def _tokens(raw: Any) -> TokenUsage:
@@ -328,16 +321,6 @@ def _tokens(raw: Any) -> TokenUsage:
 
 
 # --- Small readers of untrusted JSON --------------------------------------------------------------
-
-
-def _str(container: dict[str, Any], key: str) -> str | None:
-    value = container.get(key)
-    return value if isinstance(value, str) else None
-
-
-def _obj(container: dict[str, Any], key: str) -> dict[str, Any]:
-    value = container.get(key)
-    return value if isinstance(value, dict) else {}
 
 
 def _number(value: Any) -> float:
