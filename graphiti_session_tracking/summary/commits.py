@@ -37,7 +37,7 @@ _PUSHED = re.compile(
     r"^ [ +*] (?:\S+\.\.\.?(?P<sha>[0-9a-f]{7,40})|\[new branch\])\s+\S+ -> (?P<branch>\S+)", re.M
 )
 _PULL_REQUEST = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+/pull/(\d+)\b")
-_GIT = re.compile(r"(?:^|[\s;&|(])git\s")
+_GIT = re.compile(r"(?:^|[\s;&|(])(?:git|gh)\s")
 _GIT_ADD = re.compile(r"\bgit\s+add\s+([^&|;\n]+)")
 _ADD_ALL = frozenset({".", "-A", "--all", "-u", "--update", ":/"})
 _GIT_TIMEOUT_S = 10
@@ -64,7 +64,7 @@ def _from_transcript(session: Session, project_path: str | None) -> list[CommitR
         if call.kind is not ToolKind.COMMAND or call.result is None:
             continue
         command = str(call.input.get("command") or "")
-        if not _GIT.search(command) and not command.lstrip().startswith(("git ", "gh ")):
+        if not _GIT.search(command):
             continue
         output = call.result.text
         made = list(_COMMITTED.finditer(output))

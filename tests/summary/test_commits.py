@@ -27,7 +27,7 @@ def test_a_commit_from_the_transcript_alone(tmp_path: Path) -> None:
     b.edit("README.md", "old", "new")
     b.bash("git add -A && git commit -m 'Add the cart total'", COMMIT_OUTPUT)
     b.bash("git push -u origin main", "To github.com:me/shop.git\n   0f0f0f0..1a2b3c4  main -> main")
-    b.bash("gh pr create --fill", "https://github.com/me/shop/pull/42\n")
+    b.bash("cd /nowhere/shop && gh pr create --fill", "https://github.com/me/shop/pull/42\n")
     b.say("Done.")
     summary = extract_summary(b.read(tmp_path))
     assert summary.agent == "claude-code"
