@@ -52,6 +52,12 @@ def test_query_files_narrowed_to_one_group(falkordb_config: GraphConfig) -> None
     assert [r["path"] for r in narrowed] == ["hello.sh"]
     table = cli("query", "files", "--group-id", group, *args)
     assert table.returncode == 0 and "hello.sh" in table.stdout
+    unknown = cli("query", "files", "--group-id", "nosuch_group", *args)
+    assert (unknown.returncode, unknown.stderr) == (0, "")  # no traceback: the groups there are
+    assert "no group nosuch_group in this graph" in unknown.stdout and group in unknown.stdout
+    session = cli("query", "session", "ffffffff", *args)  # the id as an argument
+    assert session.returncode == 0 and "no session found" in session.stdout
+    assert "nothing found for 'zzqx'" in cli("search", "zzqx", *args).stdout
 
 
 def test_missing_transcript_is_a_clear_usage_error(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
@@ -71,19 +72,16 @@ def install(scope: str, agent: str, pre_compact: bool) -> None:
 
     if agent == "codex":
         codex = _codex(scope)
-        try:
-            added = codex.install(codex.config_path())
-        except SettingsError as exc:
-            raise UsageFailure(str(exc)) from exc
-        click.echo(f"{codex.config_path()}: " + ("added notify" if added else "already installed"))
-        return
-    path = settings_path(scope, agent=agent)  # type: ignore[arg-type]
-    start, end, compact = HOSTS[agent].events
-    events = [start, end, *([compact] if pre_compact else [])]
-    try:
-        changed = add(path, events, agent)
-    except SettingsError as exc:
-        raise UsageFailure(str(exc)) from exc
+        path, change = codex.config_path(), codex.install
+    else:
+        path = settings_path(scope, agent=agent)  # type: ignore[arg-type]
+        start, end, compact = HOSTS[agent].events
+        events = [start, end, *([compact] if pre_compact else [])]
+
+        def change(path: Path) -> list[str]:
+            return add(path, events, agent)
+
+    changed = _applied(change, path)
     click.echo(f"{path}: " + (f"added {', '.join(changed)}" if changed else "already installed"))
 
 
@@ -95,18 +93,19 @@ def uninstall(scope: str, agent: str) -> None:
 
     if agent == "codex":
         codex = _codex(scope)
-        try:
-            gone = codex.uninstall(codex.config_path())
-        except SettingsError as exc:
-            raise UsageFailure(str(exc)) from exc
-        click.echo(f"{codex.config_path()}: " + ("removed notify" if gone else "none of ours installed"))
-        return
-    path = settings_path(scope, agent=agent)  # type: ignore[arg-type]
+        path, change = codex.config_path(), codex.uninstall
+    else:
+        path, change = settings_path(scope, agent=agent), remove  # type: ignore[arg-type]
+    removed = _applied(change, path)
+    click.echo(f"{path}: " + (f"removed {', '.join(removed)}" if removed else "none of ours installed"))
+
+
+def _applied(change: Callable[[Path], list[str]], path: Path) -> list[str]:
+    """What `change` changed in the settings file `path`; a file it cannot use is a usage error."""
     try:
-        removed = remove(path)
+        return change(path)
     except SettingsError as exc:
         raise UsageFailure(str(exc)) from exc
-    click.echo(f"{path}: " + (f"removed {', '.join(removed)}" if removed else "none of ours installed"))
 
 
 @hook.command()

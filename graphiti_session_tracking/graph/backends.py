@@ -136,7 +136,14 @@ class Backend:
         if self.graph_per_group:
             if group_id is None:
                 raise ValueError("FalkorDB keeps each group in its own graph: name the group")
-            result = await self.client.select_graph(group_id).ro_query(cypher, params)
+            from redis.exceptions import ResponseError
+
+            try:
+                result = await self.client.select_graph(group_id).ro_query(cypher, params)
+            except ResponseError as exc:
+                if "empty key" in str(exc):  # no graph of that name: nothing in it, as Neo4j answers
+                    return []
+                raise
             names = [column[1] for column in result.header]
             return [dict(zip(names, row, strict=False)) for row in result.result_set]
         records, _, _ = await self.client.execute_query(cypher, params, database_=self.database)

@@ -15,7 +15,6 @@ from importlib import resources
 from typing import Any
 
 from graphiti_session_tracking.activity import ACTIVITY_DIMENSIONS, DOMINANT_THRESHOLD
-from graphiti_session_tracking.group_id import GroupId
 from graphiti_session_tracking.redact import Gate
 
 from .backends import Backend
@@ -171,12 +170,6 @@ async def run_query(
         "limit": NO_LIMIT if limit is None else limit,
     }
     groups: list[str | None]
-    if (
-        group_id is not None
-        and backend.graph_per_group
-        and GroupId(group_id) not in await backend.list_groups()
-    ):
-        return []  # FalkorDB has no graph of that name: nothing in it, as Neo4j would answer
     if group_id is not None:
         groups = [group_id]
     elif backend.graph_per_group:

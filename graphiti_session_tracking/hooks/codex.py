@@ -56,14 +56,14 @@ def installed(path: Path) -> bool:
     return any(_ours(line) for line in text.splitlines())
 
 
-def install(path: Path) -> bool:
-    """Add our notify program; False when it is there already. Another program in the slot is a
-    SettingsError naming it (the file is not written)."""
+def install(path: Path) -> list[str]:
+    """Add our notify program: ["notify"], or [] when it is there already. Another program in the
+    slot is a SettingsError naming it (the file is not written)."""
     text, data = _read(path)
     current = data.get("notify")
     if current is not None:
         if installed(path):
-            return False
+            return []
         raise SettingsError(
             f"{path}: notify already runs {current!r}, and Codex runs one notify program; "
             "remove it to use ours, or capture Codex sessions with `graphiti-sessions watch`"
@@ -72,19 +72,19 @@ def install(path: Path) -> bool:
     if path.exists():
         write_private(path.with_name(path.name + ".graphiti-sessions.bak"), path.read_bytes())
     write_private(path, notify_line() + text, keep_mode=True)
-    return True
+    return ["notify"]
 
 
-def uninstall(path: Path) -> bool:
-    """Remove our notify line only; whether it was there."""
+def uninstall(path: Path) -> list[str]:
+    """Remove our notify line only: ["notify"], or [] when it was not there."""
     text, _ = _read(path)
     lines = text.splitlines(keepends=True)
     kept = [line for line in lines if not _ours(line)]
     if len(kept) == len(lines):
-        return False
+        return []
     write_private(path.with_name(path.name + ".graphiti-sessions.bak"), text)
     write_private(path, "".join(kept), keep_mode=True)
-    return True
+    return ["notify"]
 
 
 def _ours(line: str) -> bool:

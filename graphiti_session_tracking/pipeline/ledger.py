@@ -22,7 +22,7 @@ from graphiti_session_tracking.config import GRAPHITI_HOME, GraphConfig
 from graphiti_session_tracking.private_files import open_private, private_folder
 from graphiti_session_tracking.redact import RULES_VERSION, Redactor
 from graphiti_session_tracking.transcripts import Session
-from graphiti_session_tracking.transcripts.agents import source_state
+from graphiti_session_tracking.transcripts.agents import SourceState, source_state
 from graphiti_session_tracking.transcripts.state import StateError, decode_session, encode_session
 
 _TAIL = 4096  # bytes before the read offset whose hash tells an append from a rewrite
@@ -58,23 +58,11 @@ class SourceRecord:
     summary_version: int | None
 
 
-@dataclass(frozen=True)
-class Fingerprint:
-    """What a source file looks like now (the hash is computed only when size or time changed)."""
-
-    size: int
-    mtime_ns: int
-
-
-def fingerprint(path: Path) -> Fingerprint:
-    now = source_state(path)
-    return Fingerprint(now.size, now.mtime_ns)
-
-
-def source_hash(path: Path) -> str:
+def source_hash(path: Path, now: SourceState | None = None) -> str:
     """sha256 of a one-file source's bytes; for a session kept in many files or in database rows
-    (OpenCode), of its path, total size and newest time, which change with any part of it."""
-    now = source_state(path)
+    (OpenCode), of its path, total size and newest time, which change with any part of it. `now`:
+    its state when the caller has it (for OpenCode, a walk of the files or a query of the rows)."""
+    now = now or source_state(path)
     if now.one_file:
         return file_hash(path)
     return hashlib.sha256(f"{path}\x1f{now.size}\x1f{now.mtime_ns}".encode()).hexdigest()
@@ -213,12 +201,13 @@ class Ledger:
         already redacted (transcripts/state.py: about 100 bytes a tool call)."""
         resolved = path.resolve()
         try:
-            now = fingerprint(resolved)
-            if resolved.suffix == ".jsonl" and now.size > byte_offset and _line_after(resolved, byte_offset):
+            now = source_state(resolved)
+            digest = source_hash(resolved, now)
+            size = now.size
+            if resolved.suffix == ".jsonl" and size > byte_offset and _line_after(resolved, byte_offset):
                 # Lines appended after the read stopped (while it summarized): record the size that
                 # was read, so the next run sees the transcript as grown instead of unchanged.
-                now = Fingerprint(byte_offset, now.mtime_ns)
-            digest = source_hash(resolved)
+                size = byte_offset
             tail = tail_hash(resolved, byte_offset) if resolved.suffix == ".jsonl" else ""
         except (OSError, ValueError):  # ValueError: an OpenCode database that cannot be read
             return  # removed (or unreadable) since it was read: its session is written, nothing to remember
@@ -229,7 +218,7 @@ class Ledger:
                 "session_id, group_id, summary_version, session_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     str(resolved),
-                    now.size,
+                    size,
                     now.mtime_ns,
                     digest,
                     byte_offset,
@@ -291,10 +280,10 @@ def classify_source(path: Path, record: SourceRecord | None) -> tuple[str, int]:
     """('new' | 'unchanged' | 'grown' | 'changed', offset to read from) for a source and its record."""
     if record is None:
         return "new", 0
-    now = fingerprint(path)
+    now = source_state(path)
     if now.size == record.size and now.mtime_ns == record.mtime_ns:
         return "unchanged", 0
-    if now.size == record.size and source_hash(path) == record.content_hash:
+    if now.size == record.size and source_hash(path, now) == record.content_hash:
         return "unchanged", 0
     if (
         path.suffix == ".jsonl"

@@ -455,6 +455,8 @@ async def test_what_one_session_touched(written: Backend) -> None:
         == "Session bbbb2222 decided: Keep sessions in Redis because Postgres lookups were slow"
     )
     assert await run_query(written, "session", session="ffffffff") == []
+    # A group with nothing in it (on FalkorDB: no graph of that name) has no rows, on both backends.
+    assert await run_query(written, "session", session="bbbb2222", group_id="nosuch_group") == []
     with pytest.raises(QueryError, match="needs a session id"):
         await run_query(written, "session")
 
