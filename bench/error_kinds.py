@@ -21,6 +21,7 @@ from typing import Any
 from fidelity import DEFAULT_CORPUS, _all_phrases, load_split
 
 from graphiti_session_tracking.summary import errors as errors_module
+from graphiti_session_tracking.summary.errors import lines as lines_module
 from graphiti_session_tracking.summary.errors import walk as errors_walk
 from graphiti_session_tracking.summary.model import ErrorResolution
 from graphiti_session_tracking.transcripts.model import Session, ToolCall
@@ -61,9 +62,50 @@ def _where(session: Session, label: dict[str, Any]) -> tuple[str, ToolCall | Non
     return "nowhere verbatim", None
 
 
+def _form(line: str) -> str:
+    """Which kind of failing line this is, by the forms error_lines knows."""
+    forms = (
+        ("diagnostic", lines_module._DIAGNOSTIC),
+        ("pytest E", lines_module._PYTEST_E),
+        ("exception", lines_module._EXCEPTION),
+        ("failed test", lines_module._FAILED_TEST),
+        ("reported in words", lines_module._REPORTED),
+    )
+    for name, pattern in forms:
+        if pattern.match(line):
+            return name
+    if lines_module._PANIC.search(line.strip()):
+        return "panic"
+    if lines_module._WARNING.match(line):
+        return "warning"
+    return "says failed" if lines_module._SAYS_FAILED.search(line) else "plain"
+
+
+def _line_kind(call: ToolCall, label: dict[str, Any], rows: list[str]) -> str:
+    """Where a label's phrases sit in the failing output, against the line the row took."""
+    raw = lines_module._meaningful_lines(_result_text(call))
+    phrases = [p.lower() for p in label.get("match") or [] if p]
+    at = [i for i, line in enumerate(raw) if any(p in line.lower() for p in phrases)]
+    if not at:
+        return "label across wrapped lines"
+    one = next((i for i in at if all(p in raw[i].lower() for p in phrases)), None)
+    spread = "one line" if one is not None else "several lines"
+    label_form = _form(raw[one if one is not None else at[0]])
+    label_at = one if one is not None else at[0]
+    heads = [r.split(" / ")[0][:60].lower() for r in rows]
+    row_ats = [i for i, line in enumerate(raw) if any(h and h in line.lower() for h in heads)]
+    if not row_ats:
+        return f"{spread}, label line {label_form}, row lines not found"
+    row_at = min(row_ats, key=lambda i: abs(i - label_at))
+    distance = label_at - row_at
+    near = f"{distance:+d}" if abs(distance) <= 3 else ("far after" if distance > 0 else "far before")
+    return f"{spread}, label line {label_form} at {near} from a row line {_form(raw[row_at])}"
+
+
 def diagnose(split: str, corpus: Path) -> None:
     missed: Counter[str] = Counter()
     noisy: Counter[str] = Counter()
+    lines_seen: Counter[str] = Counter()
     found = 0
     for transcript, label in load_split(corpus, split):
         session = read_transcript(transcript)
@@ -83,8 +125,9 @@ def diagnose(split: str, corpus: Path) -> None:
             text = _result_text(call) if call is not None else ""
             if call is None:
                 noisy["pasted by the user, no label"] += 1
-            elif any(_all_phrases(text, e) for e in counted):
+            elif labelled := next((e for e in counted if _all_phrases(text, e)), None):
                 noisy["right failure, another line"] += 1
+                lines_seen["noisy row: " + _line_kind(call, labelled, [row.error])] += 1
             elif any(_all_phrases(text, e) for e in trivial):
                 noisy["a trivial failure, another line"] += 1
             else:
@@ -101,6 +144,9 @@ def diagnose(split: str, corpus: Path) -> None:
             lines = errors_module.failure_lines(call)
             if any(c is call for c in row_calls):
                 kind = "a row from that call with another line"
+                lines_seen[
+                    "missed: " + _line_kind(call, label_, [r.error for r, c in rows if c is call])
+                ] += 1
             elif lines is None:
                 kind = "call judged not about the work"
             elif not lines:
@@ -118,6 +164,9 @@ def diagnose(split: str, corpus: Path) -> None:
         print(f"  {n:4}  {kind}")
     print("noisy rows, by what their failing call holds:")
     for kind, n in noisy.most_common():
+        print(f"  {n:4}  {kind}")
+    print("a right failure with another line: where the label's phrases sit")
+    for kind, n in lines_seen.most_common():
         print(f"  {n:4}  {kind}")
 
 

@@ -369,7 +369,7 @@ def test_a_wrapper_that_fails_is_resolved_by_running_without_it(tmp_path: Path) 
 
     [record] = extract_errors_resolved(t.read(tmp_path))
 
-    assert record.error == "error: unrecognized subcommand 'bun'"
+    assert record.error == "rtk: error: unrecognized subcommand 'bun'"  # the line alone names no program
     assert record.fix == "Ran `bun run test` instead of `rtk bun run test`"
     assert record.verification == "`bun run test` passed"
 
@@ -679,4 +679,64 @@ def test_a_failed_test_is_written_with_what_its_report_says(tmp_path: Path) -> N
     t.edit("/p/src/cart.ts", "a + b", "a + b + c")
     t.bash("npx jest", "Tests: 5 passed")
     (record,) = extract_errors_resolved(t.read(tmp_path))
-    assert record.error == "FAIL src/cart.test.ts / expect(received).toBe(expected)"
+    assert record.error == (
+        "FAIL src/cart.test.ts / cart › total / expect(received).toBe(expected) / Expected: 30 / Received: 25"
+    )
+
+
+def test_a_rust_panic_is_its_place_and_the_message_on_the_next_line(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Run the tests.")
+    t.bash(
+        "cargo test",
+        "Exit code 101\nrunning 2 tests\ntest api::sends ... FAILED\nfailures:\n---- api::sends stdout ----\n"
+        "thread 'api::sends' (3489) panicked at /home/u/.cargo/registry/src/wiremock-0.6.5/src/builder.rs:107:46:\n"
+        "Failed to bind an OS port for a mock server.: Os { code: 1 }\n"
+        "test result: FAILED. 1 passed; 1 failed",
+        is_error=True,
+    )
+    t.bash("cargo test -- --test-threads=1", "test result: ok. 2 passed; 0 failed")
+    (record,) = extract_errors_resolved(t.read(tmp_path))
+    assert record.error.endswith(
+        "builder.rs:107:46: Failed to bind an OS port for a mock server.: Os { code: 1 }"
+    )
+    assert record.error.startswith("panicked at ")
+
+
+def test_a_refused_push_is_the_reason_git_gave_before_its_conclusion(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Push it.")
+    t.bash(
+        "git push origin main",
+        "Exit code 1\nTo https://github.com/o/r.git\n ! [rejected]          main -> main (fetch first)\n"
+        "error: failed to push some refs to 'https://github.com/o/r.git'\n"
+        "hint: Updates were rejected because the remote contains work that you do not",
+        is_error=True,
+    )
+    t.bash("git pull --rebase", "Successfully rebased and updated refs/heads/main.")
+    t.bash("git push origin main", "To https://github.com/o/r.git\n   1a2b..3c4d  main -> main")
+    (record,) = extract_errors_resolved(t.read(tmp_path))
+    assert record.error == (
+        "! [rejected] main -> main (fetch first) / "
+        "error: failed to push some refs to 'https://github.com/o/r.git'"
+    )
+
+
+def test_a_push_blocked_by_the_server_keeps_the_reasons_it_listed(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Push it.")
+    t.bash(
+        "git push",
+        "Exit code 1\nremote: error: GH013: Repository rule violations found for refs/heads/x.\n"
+        "remote: \nremote:     - Push cannot contain secrets\nremote:        locations:\n"
+        "remote:          - commit: ffe9ab782252faaf8cfd\n"
+        "error: failed to push some refs to 'https://github.com/o/r.git'",
+        is_error=True,
+    )
+    t.bash("git commit --amend -a --no-edit", "[x 3c4d] Add redaction tests")
+    t.bash("git push", "To https://github.com/o/r.git\n   1a2b..3c4d  x -> x")
+    (record,) = extract_errors_resolved(t.read(tmp_path))
+    assert record.error == (
+        "remote: error: GH013: Repository rule violations found for refs/heads/x. / Push cannot contain secrets / "
+        "error: failed to push some refs to 'https://github.com/o/r.git'"
+    )

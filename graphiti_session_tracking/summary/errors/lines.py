@@ -36,7 +36,7 @@ _TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
 _TAG = r"(?:\[ERROR\]\s+)?"  # Maven's tag before a diagnostic
 _DIAGNOSTIC = re.compile(
     rf"^\s*{_TAG}(?:\S+\.[A-Za-z]{{1,5}}:\d+(?::\d+)?:|\S+\.[A-Za-z]{{1,5}}\(\d+,\d+\):|\S+\.java:\[\d+,\d+\])\s*"
-    r"(?!warning\b|note\b|info\b|hint\b|in\s|[:#])(?:error\b:?\s*)?\S.*$"
+    r"(?!warning\b|note\b|info\b|hint\b|in\s|[:#]|\d+:?\s*$)(?:error\b:?\s*)?\S.*$"
     r"|^\s*error\[E\d+\]:\s+\S.*$"
     r"|^.*\berror TS\d+:.*$",
     re.IGNORECASE,
@@ -51,8 +51,24 @@ _FAILED_TEST = re.compile(
 )
 _REPORTED = re.compile(
     r"^\s*((?:remote: )?(?:error|fatal|npm ERR!|ERROR|Error|FATAL)[:!]?\s+\S.*|CONFLICT \(.*|\[ERROR\]\s+\S.*|"
-    r"Would reformat:? .*|.*\bBuild error occurred\b.*|.*\bfailed to (?:push|compile|build)\b.*)$"
+    r"Would reformat:? .*|.*\bBuild error occurred\b.*|.*\bfailed to (?:push|compile|build)\b.*|"
+    r"! \[(?:remote )?rejected\]\s.*|ssh: \S.*)$"
 )
+# Git's conclusions after the reason it printed above them (`! [rejected] … (fetch first)`, `ssh:
+# Could not resolve hostname …`): kept, but after the reason.
+_CONCLUSION = re.compile(
+    r"failed to push some refs|Could not read from remote repository|Please make sure you have the correct"
+)
+# The server's reasons listed under a `remote: error:` (GitHub's `remote:     - Push cannot contain
+# secrets`); a bullet naming a commit or path is where, not why.
+_REMOTE_REASON = re.compile(r"^remote:\s+- ([^:]+?)\s*$")
+# A program refusing its own arguments says so without its name: `error: unrecognized subcommand 'bun'`.
+_USAGE = re.compile(
+    r"(?i)\b(?:unrecognized|unknown|unexpected|invalid) (?:sub)?(?:command|option|argument|flag)s?\b|"
+    r"\bno such (?:sub)?command\b|\bunrecognized arguments\b"
+)
+# A Rust panic since 1.73: `thread 'x' panicked at src/a.rs:3:5:` and the message on the next line.
+_PANIC = re.compile(r"\bpanicked at (\S+:\d+:\d+):$")
 # Generic summaries that say "it failed" without saying what; used only when nothing better is there.
 _VAGUE = re.compile(
     r"could not compile|aborting due to|Process completed with exit code|ERROR task failed|"
@@ -134,11 +150,20 @@ def failure_lines(call: ToolCall) -> list[str] | None:
         return []
     lines = error_lines(text)
     if lines:
-        return lines
+        return [_named(call, line) for line in lines]
     first = _first_line(text)
     if not first or _HICCUP.search(text):
         return None  # a failure that names nothing, or a missing file: not the work failing
     return [cut(_telling_line(text) or first, ERROR_LIMIT)]
+
+
+def _named(call: ToolCall, line: str) -> str:
+    """A usage error with the program it came from (`rtk: error: unrecognized subcommand 'bun'`):
+    the line alone does not say which program refused its arguments."""
+    program = _kind_key(call)[1]
+    if not program or not _USAGE.search(line) or program in line:
+        return line
+    return cut(f"{program}: {line}", ERROR_LIMIT)
 
 
 def reported_lines(call: ToolCall) -> list[str]:
@@ -196,10 +221,11 @@ def error_lines(text: str) -> list[str]:
     diagnostics = [line.strip() for line in raw if _DIAGNOSTIC.match(line) and not _VAGUE.search(line)]
     pytest_e = [m.group(1) for line in raw if (m := _PYTEST_E.match(line))]
     exceptions = [next(g for g in m.groups() if g) for line in raw if (m := _EXCEPTION.match(line))]
+    panics = _panics(raw)
     tests = [m.group(1) for line in raw if (m := _FAILED_TEST.match(line))]
-    if not (diagnostics or pytest_e or exceptions) and tests:
+    if not (diagnostics or pytest_e or panics or exceptions) and tests:
         tests = [_with_message(test, raw) for test in tests]
-    tiers = (diagnostics, pytest_e, exceptions[-1:], tests)
+    tiers = (diagnostics, pytest_e, panics, exceptions[-1:], tests)
     ordered = next((tier for tier in tiers if tier), [])
     return _distinct(ordered) if ordered else _told_in_words(raw)
 
@@ -213,18 +239,39 @@ _TEST_MESSAGE = re.compile(
 
 
 def _with_message(test: str, raw: list[str]) -> str:
-    """A failed test's line and the first line of its report that says what went wrong, when the
-    output has one within the next lines (a careful reader writes down both)."""
+    """A failed test's line with what its report says on the lines after it: the case's title
+    (Jest's `● cart › total`) and the lines that say what went wrong (`Expected: 30`,
+    `Received: 25`), else the first line of the report that is not a stack frame: a careful reader
+    writes down the test and what it reported."""
     at = next((i for i, line in enumerate(raw) if test in line), None)
     if at is None:
         return test
-    for line in raw[at + 1 : at + 8]:
+    title: list[str] = []
+    said: list[str] = []
+    plain: list[str] = []
+    for line in raw[at + 1 : at + 10]:
         stripped = line.strip()
         if _FAILED_TEST.match(line) or _COUNT.search(stripped):
             break  # the next test's report, or the totals
-        if _TEST_MESSAGE.search(stripped) and not stripped.startswith(("at ", "File ")):
-            return f"{test} / {cut(stripped, 160)}"
-    return test
+        if stripped.startswith(("at ", "File ", "❯ ", "⎯", "---", "___", "===")):
+            continue
+        if stripped.startswith("●"):
+            title = title or [stripped.lstrip("● ").strip()]
+        elif _TEST_MESSAGE.search(stripped):
+            said.append(cut(stripped, 160))
+        elif not plain:
+            plain.append(cut(stripped, 160))
+    return " / ".join([test, *title, *(said[:3] or plain)])
+
+
+def _panics(raw: list[str]) -> list[str]:
+    """Each Rust panic as one line, its place and its message (printed on the line after it)."""
+    panics = []
+    for at, line in enumerate(raw[:-1]):
+        m = _PANIC.search(line.strip())
+        if m:
+            panics.append(f"panicked at {m.group(1)}: {raw[at + 1].strip()}")
+    return panics
 
 
 def _meaningful_lines(text: str) -> list[str]:
@@ -236,11 +283,19 @@ def _told_in_words(raw: list[str]) -> list[str]:
     """Lines that report an error in words tell one story (`error: gpg failed…` / `fatal: …`),
     each message once (`Error processing a.json: x` not again for b.json)."""
     told: dict[str, str] = {}
+    remote_error = False
     for line in raw:
         m = _REPORTED.match(line)
+        reason = _REMOTE_REASON.match(line) if remote_error else None
         if m and not _VAGUE.search(line):
             told.setdefault(_message_tail(m.group(1)) or m.group(1).strip(), m.group(1).strip())
-    return _distinct([" / ".join(told.values())]) if told else []
+            remote_error = remote_error or line.lstrip().startswith("remote: error")
+        elif reason:
+            told.setdefault(reason.group(1).lower(), reason.group(1))
+    if not told:
+        return []
+    reasons = sorted(told.values(), key=lambda line: bool(_CONCLUSION.search(line)))  # stable
+    return _distinct([" / ".join(reasons)])
 
 
 def error_line(text: str) -> str:
