@@ -50,6 +50,7 @@ COMMANDS = {
     "query": "query",
     "recap": "recap",
     "search": "search",
+    "setup": "setup",
     "summarize": "summarize",
     "watch": "watch",
 }

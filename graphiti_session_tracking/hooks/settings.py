@@ -3,21 +3,27 @@
 hooks in the same shape, timeouts in milliseconds): added beside whatever else is there, never
 twice, removed alone.
 
+The file is the user's, so it is edited as text, not rewritten: our entries are spliced in and cut
+out again with the file's own indentation, separators and line endings, and every other byte stays
+(key order, non-ASCII text, the trailing newline or its absence). Install then uninstall gives the
+file back byte for byte; containers we added (`hooks`, an event's list) go again when we empty them.
+
 A file we cannot read as JSON is reported with its line and never written. Before each change the
 file as it was is kept beside it (`settings.json.graphiti-sessions.bak`), and the new one replaces
-it whole (written to a temporary file, then renamed).
+it whole (written to a temporary file beside it, then renamed). A settings.json that is a symbolic
+link (dotfiles) stays one: the file it points to is the one replaced, keeping its mode.
 """
 
 from __future__ import annotations
 
-import json
 import shlex
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from graphiti_session_tracking.private_files import private_folder, write_private
+from .json_text import Edit, JsonFileError, Node, append, load, parse, style_of, write
 
 Scope = Literal["user", "project"]
 MARK = "graphiti_session_tracking hook "  # how our commands are told from other tools' hooks
@@ -49,7 +55,7 @@ HOSTS: dict[str, Host] = {
 HANDLERS = ("session-start", "session-end", "pre-compact")
 
 
-class SettingsError(Exception):
+class SettingsError(JsonFileError):
     """A settings file that cannot be used as it is (exit 2; the file is left untouched)."""
 
 
@@ -68,26 +74,23 @@ def command_for(event: str, agent: str = "claude-code") -> str:
 
 
 def read_settings(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        return {}
+    return _load(path)[1]
+
+
+def _load(path: Path) -> tuple[str, dict[str, Any]]:
+    """The file's text and settings; a file whose `hooks` we cannot use is left as it is."""
     try:
-        text = path.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SettingsError(f"{path}: cannot read it ({exc}); left as it is") from exc
-    if not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SettingsError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); left as it is") from exc
-    if not isinstance(data, dict):
-        raise SettingsError(f"{path}:1: the settings must be a JSON object; left as it is")
+        text, data = load(path)
+    except JsonFileError as exc:
+        raise SettingsError(
+            str(exc).replace("must hold a JSON object", "settings must be a JSON object")
+        ) from exc
     hooks = data.get("hooks", {})
     # Besides its events' lists, Gemini CLI's `hooks` may hold its own switches (`enabled`, `disabled`).
     events = [name for host in HOSTS.values() for name in host.events]
     if not isinstance(hooks, dict) or any(not isinstance(hooks[e], list) for e in events if e in hooks):
         raise SettingsError(f"{path}: `hooks` is not an object of lists; left as it is")
-    return data
+    return text, data
 
 
 def installed(path: Path) -> dict[str, str]:
@@ -103,11 +106,10 @@ def installed(path: Path) -> dict[str, str]:
 
 def install(path: Path, events: list[str], agent: str = "claude-code") -> list[str]:
     """Add our hook to each event (replacing an older command of ours); what changed."""
-    data = read_settings(path)
-    hooks = data.setdefault("hooks", {})
+    original, _ = _load(path)
+    text = original if original.strip() else "{}\n"
     changed = []
     for event in events:
-        groups = hooks.setdefault(event, [])
         mine: dict[str, Any] = {
             "type": "command",
             "command": command_for(event, agent),
@@ -115,28 +117,32 @@ def install(path: Path, events: list[str], agent: str = "claude-code") -> list[s
         }
         if agent != "claude-code":
             mine["name"] = "graphiti-sessions"  # how Gemini CLI names a hook in its listings
-        present = [h for g in groups if isinstance(g, dict) for h in g.get("hooks", []) if _ours(h)]
-        if present == [mine]:
-            continue
-        _drop_ours(groups)
-        groups.append({"hooks": [mine]})
+        groups = _event_list(parse(text), event)
+        if groups is not None:
+            present = [h for g in groups.value if isinstance(g, dict) for h in g.get("hooks", []) if _ours(h)]
+            if present == [mine]:
+                continue
+            while (cut := _first_ours(parse(text), only=event)) is not None:
+                text = cut.edit.remove(text, upto=1)  # the list stays: ours follows
+        text = _add_group(text, event, {"hooks": [mine]})
         changed.append(event)
     if changed:
-        _write(path, data)
+        write(path, text)
     return changed
 
 
 def uninstall(path: Path) -> list[str]:
-    """Remove our hooks only; events left with no hook at all are removed too."""
-    data = read_settings(path)
-    hooks = data.get("hooks", {})
-    removed = [event for event, groups in hooks.items() if isinstance(groups, list) and _drop_ours(groups)]
-    for event in [e for e, groups in hooks.items() if isinstance(groups, list) and not groups]:
-        del hooks[event]
-    if "hooks" in data and not hooks:
-        del data["hooks"]
+    """Remove our hooks only. A group, an event's list or `hooks` itself that removing ours leaves
+    empty goes too, so a file we added them to comes back as it was; other empty ones stay."""
+    text, removed = _load(path)[0], list[str]()
+    if not text.strip():
+        return removed
+    while (cut := _first_ours(parse(text))) is not None:
+        text = cut.edit.remove(text, upto=3)
+        if cut.event not in removed:
+            removed.append(cut.event)
     if removed:
-        _write(path, data)
+        write(path, text)
     return removed
 
 
@@ -144,26 +150,57 @@ def _ours(hook: Any) -> bool:
     return isinstance(hook, dict) and MARK in str(hook.get("command", ""))
 
 
-def _drop_ours(groups: list[Any]) -> bool:
-    """Remove our hooks from an event's groups (and groups left empty); whether any was."""
-    dropped = False
-    for group in list(groups):
-        if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+@dataclass(frozen=True)
+class _Cut:
+    """One hook of ours: its event, and the edit removing it."""
+
+    event: str
+    edit: Edit
+
+
+def _event_list(root: Node, event: str) -> Node | None:
+    hooks = root.member("hooks")
+    found = hooks.node.member(event) if hooks and isinstance(hooks.node.value, dict) else None
+    return found.node if found and isinstance(found.node.value, list) else None
+
+
+def _first_ours(root: Node, only: str | None = None) -> _Cut | None:
+    """Our first hook in the text (of the event `only`, if given), as the edit removing it."""
+    for cut in _all_ours(root):
+        if only is None or cut.event == only:
+            return cut
+    return None
+
+
+def _all_ours(root: Node) -> Iterator[_Cut]:
+    hooks = root.member("hooks")
+    if hooks is None or not isinstance(hooks.node.value, dict):
+        return
+    events = hooks.node.elements
+    for e, event in enumerate(events):
+        if event.key is None or hooks.node.member(event.key) is not event:
+            continue  # a repeated key: json.loads keeps the last one only
+        if not isinstance(event.node.value, list):
             continue
-        kept = [h for h in group["hooks"] if not _ours(h)]
-        if len(kept) != len(group["hooks"]):
-            dropped = True
-            if kept:
-                group["hooks"] = kept
-            else:
-                groups.remove(group)
-    return dropped
+        for g, group in enumerate(event.node.elements):
+            listed = group.node.member("hooks") if isinstance(group.node.value, dict) else None
+            if listed is None or not isinstance(listed.node.value, list):
+                continue
+            for h, hook in enumerate(listed.node.elements):
+                if _ours(hook.node.value):
+                    at_root = root.elements.index(hooks)
+                    levels = [(listed.node, h), (event.node, g), (hooks.node, e), (root, at_root)]
+                    yield _Cut(event.key, Edit(levels))
 
 
-def _write(path: Path, data: dict[str, Any]) -> None:
-    """The settings file is the user's: one that exists keeps its mode. A new one, its new
-    folders and the backup are private (0700 / 0600): settings.json may hold secrets in `env`."""
-    private_folder(path.parent)
-    if path.exists():
-        write_private(path.with_name(path.name + ".graphiti-sessions.bak"), path.read_bytes())
-    write_private(path, json.dumps(data, indent=2) + "\n", keep_mode=True)
+def _add_group(text: str, event: str, group: dict[str, Any]) -> str:
+    """Append `group` to the event's list, making the list, and `hooks`, where they are missing."""
+    root = parse(text)
+    look = style_of(text, root)
+    hooks = root.member("hooks")
+    if hooks is None:
+        return append(text, root, "hooks", {event: [group]}, look)
+    listed = hooks.node.member(event)
+    if listed is None:
+        return append(text, hooks.node, event, [group], look)
+    return append(text, listed.node, None, group, look)
