@@ -9,6 +9,7 @@ and a group id becomes a graph name.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from pathlib import PurePosixPath, PureWindowsPath
 
@@ -39,14 +40,12 @@ class GroupId(str):
     def for_project(cls, project_path: str) -> GroupId:
         """A readable, stable group id for a project folder: its name plus a short hash of the
         path (any OS: `C:\\Users\\me\\shop` and `c:/users/me/shop/` are the same project), so two
-        projects with the same folder name stay apart."""
-        if _WINDOWS.match(project_path):  # Windows: any case, any slash
-            clean = PureWindowsPath(project_path).as_posix().rstrip("/").lower()
-            base = PureWindowsPath(project_path).name
-        else:
-            clean = project_path.rstrip("/") or "/"
-            base = PurePosixPath(clean).name
-        name = re.sub(r"[^A-Za-z0-9_]+", "_", base).strip("_") or "root"
+        projects with the same folder name stay apart. A worktree is its repository's project."""
+        windows = bool(_WINDOWS.match(project_path))
+        posix = PureWindowsPath(project_path).as_posix() if windows else project_path
+        folder = main_checkout(posix.rstrip("/") or "/", on_disk=not windows)
+        clean = folder.lower() if windows else folder  # Windows: any case, any slash
+        name = re.sub(r"[^A-Za-z0-9_]+", "_", PurePosixPath(folder).name).strip("_") or "root"
         return cls(f"{name[:48]}_{_digest(clean)}")
 
     @classmethod
@@ -59,6 +58,39 @@ class GroupId(str):
         if _VALID.fullmatch(raw):
             return cls(raw)
         return cls(f"{re.sub(r'[^A-Za-z0-9_]', '_', raw)[:119]}_{_digest(raw)}")
+
+
+# Where agents make a worktree of a repository, and the folder that stands for the repository:
+# `<repo>/.worktrees/<name>` and `<repo>/.claude/worktrees/<name>` (inside it),
+# `~/.claude-worktrees/<repo>/<name>` (Claude's desktop app), `~/.codex/worktrees/<id>/<repo>` (Codex).
+_WORKTREE_FOLDERS = (
+    (re.compile(r"^(.+?)/\.(?:claude/)?worktrees/[^/]+(?:/.*)?$"), r"\1"),
+    (re.compile(r"^(.+?/\.claude-worktrees/[^/]+)/[^/]+(?:/.*)?$"), r"\1"),
+    (re.compile(r"^(.+?/\.codex/worktrees)/[^/]+/([^/]+)(?:/.*)?$"), r"\1/\2"),
+)
+_GITDIR = re.compile(r"^gitdir:\s*(.+?)\s*$", re.MULTILINE)
+
+
+def main_checkout(folder: str, *, on_disk: bool = True) -> str:
+    """The folder that stands for `folder`'s repository when `folder` is a worktree of it, so
+    that a session in a worktree joins its project's group rather than one named after a
+    throwaway branch: on this machine, the main checkout a linked worktree's `.git` file points
+    to; elsewhere, by the folders agents make worktrees in. Any other folder is itself."""
+    if on_disk:
+        try:
+            with open(os.path.join(folder, ".git"), encoding="utf-8") as handle:
+                pointer = _GITDIR.search(handle.read(4096))
+        except OSError:
+            pointer = None
+        if pointer is not None:
+            gitdir = os.path.normpath(os.path.join(folder, pointer.group(1)))
+            parts = gitdir.replace(os.sep, "/").rsplit("/.git/worktrees/", 1)
+            if len(parts) == 2:
+                return parts[0]
+    for pattern, repository in _WORKTREE_FOLDERS:
+        if pattern.match(folder):
+            return pattern.sub(repository, folder)
+    return folder
 
 
 def is_group_id(value: str) -> bool:

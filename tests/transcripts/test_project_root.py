@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "summary"))
 from transcript_builder import TranscriptBuilder
@@ -70,3 +73,33 @@ def test_windows_group_ids_are_the_folder_name_and_ignore_case_and_slashes() -> 
     assert group.startswith("shop_")
     assert GroupId.for_project("c:/users/dev/shop/") == group
     assert GroupId.for_project("/home/dev/shop") != group
+
+
+@pytest.mark.parametrize(
+    ("worktree", "repository"),
+    [
+        (
+            "C:\\Users\\Mi\\.claude-worktrees\\M-Claude\\unruffled-mcclintock",
+            "C:\\Users\\Mi\\.claude-worktrees\\M-Claude",
+        ),
+        ("/Users/jd/.codex/worktrees/e218/mise", "/Users/jd/.codex/worktrees/3f0a/mise"),
+        ("/Users/al/cli/.worktrees/soph/fix-date", "/Users/al/cli"),
+        ("/Users/al/cli/.claude/worktrees/brave-turing", "/Users/al/cli"),
+    ],
+)
+def test_a_worktree_off_this_machine_is_its_repositorys_project(worktree: str, repository: str) -> None:
+    """Agents make worktrees in known folders; a session there belongs to the repository's group,
+    named after the repository rather than a throwaway branch."""
+    assert GroupId.for_project(worktree) == GroupId.for_project(repository)
+    assert GroupId.for_project("/Users/jd/.codex/worktrees/e218/hk") != GroupId.for_project(repository)
+
+
+def test_a_linked_worktree_on_disk_is_its_main_checkouts_project(tmp_path: Path) -> None:
+    main, linked = tmp_path / "shop", tmp_path / "elsewhere" / "shop-fix"
+    main.mkdir()
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"]
+    subprocess.run([*git, "init", "-q", str(main)], check=True)
+    subprocess.run([*git, "-C", str(main), "commit", "-q", "--allow-empty", "-m", "start"], check=True)
+    subprocess.run([*git, "-C", str(main), "worktree", "add", "-q", "-b", "fix", str(linked)], check=True)
+    assert GroupId.for_project(str(linked)) == GroupId.for_project(str(main))
+    assert GroupId.for_project(str(linked)).startswith("shop_")
