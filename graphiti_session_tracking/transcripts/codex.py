@@ -25,7 +25,7 @@ from typing import Any
 
 from graphiti_session_tracking.redact import redact_pasted_tokens
 
-from .codex_code_mode import completed_cell, read_script, script_output, waits_for
+from .codex_code_mode import completed_cell, printed_result, read_script, script_output, waits_for
 from .codex_patch import patch_inputs
 from .fields import object_field as _obj
 from .fields import text_field as _str
@@ -354,9 +354,9 @@ class _CodexBuilder:
         """A code-mode output without its header; a script that ended other than `completed`
         failed. A `wait` that saw its cell complete gives that output to the script it waited for."""
         text, state = script_output(result.text)
-        finished = ToolResult(
-            text, result.is_error or state not in (None, "completed", "running"), result.timestamp
-        )
+        text, code = printed_result(text)
+        failed = result.is_error or state not in (None, "completed", "running") or bool(code)
+        finished = ToolResult(text, failed, result.timestamp)
         waited = self.scripts.get(call_id)
         cell = completed_cell(result.text)
         if cell is not None and waited is None:  # a script, not a wait, went on running

@@ -11,12 +11,13 @@ read from what it printed.
 from __future__ import annotations
 
 import ast
+import json
 import re
 from dataclasses import dataclass, field
 
 from .kinds import ToolKind
 
-__all__ = ["CodeModeScript", "completed_cell", "read_script", "script_output", "waits_for"]
+__all__ = ["CodeModeScript", "completed_cell", "printed_result", "read_script", "script_output", "waits_for"]
 
 # `cmd: "…"` (or 'cmd': '…') inside a `tools.exec_command({...})` call; string literals as JS
 # writes them: double or single quoted with backslash escapes, or a template without `${`.
@@ -62,6 +63,24 @@ def script_output(text: str) -> tuple[str, str | None]:
     if header is None:
         return text, None
     return text[header.end() :].lstrip("\n"), header.group(1)
+
+
+def printed_result(text: str) -> tuple[str, int | None]:
+    """A command's result the script printed as JSON (`text(JSON.stringify(await exec(...)))`:
+    `{"exit_code": 101, "output": "..."}`) as its output and exit status, so a failure reads as
+    Claude Code's does (`Exit code 101` first); any other text as it is, with no status."""
+    if not text.lstrip().startswith("{"):
+        return text, None
+    try:
+        printed = json.loads(text)
+    except ValueError:
+        return text, None
+    code = printed.get("exit_code", printed.get("exitCode")) if isinstance(printed, dict) else None
+    if not isinstance(code, int) or isinstance(code, bool):
+        return text, None
+    parts = [printed.get(key) for key in ("output", "stdout", "stderr")]
+    output = "\n".join(part for part in parts if isinstance(part, str) and part)
+    return (f"Exit code {code}\n{output}" if code else output), code
 
 
 def completed_cell(text: str) -> str | None:

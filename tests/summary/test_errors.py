@@ -740,3 +740,52 @@ def test_a_push_blocked_by_the_server_keeps_the_reasons_it_listed(tmp_path: Path
         "remote: error: GH013: Repository rule violations found for refs/heads/x. / Push cannot contain secrets / "
         "error: failed to push some refs to 'https://github.com/o/r.git'"
     )
+
+
+def test_a_task_runners_tags_are_read_past_and_its_failure_seen_through_a_pipe(tmp_path: Path) -> None:
+    """mise prefixes each line with its task (`[lint:go] `) and ends a failed one with `ERROR task
+    failed`, which a `| tail` keeps though it hides the exit status."""
+    t = TranscriptBuilder()
+    t.user("Run the checks.")
+    t.bash(
+        "mise run check 2>&1 | tail -20",
+        "[fmt] $ gofmt -s -w .\n[lint:gofmt] These .go files need to be formatted:\n"
+        "[lint:gofmt] tokenmanager/tokenmanager_test.go\n"
+        "[lint:go] sts/sts.go:187:10: ST1005: error strings should not be capitalized (staticcheck)\n"
+        "[lint:go] ERROR task failed",
+    )
+    t.edit("/p/sts/sts.go", 'errors.New("Bad")', 'errors.New("bad")')
+    t.bash("mise run check 2>&1 | tail -20", "[lint:go] Finished in 1.2s")
+    (record,) = extract_errors_resolved(t.read(tmp_path))
+    assert record.error == "sts/sts.go:187:10: ST1005: error strings should not be capitalized (staticcheck)"
+
+
+def test_a_formatters_complaint_names_the_files_on_the_next_line(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Check formatting.")
+    t.bash(
+        "./lint.sh",
+        "Exit code 1\nThese .go files need to be formatted:\ninternal/syncer/syncer.go",
+        is_error=True,
+    )
+    t.bash("gofmt -w internal/syncer/syncer.go", "")
+    t.bash("./lint.sh", "ok")
+    (record,) = extract_errors_resolved(t.read(tmp_path))
+    assert record.error == "These .go files need to be formatted: internal/syncer/syncer.go"
+
+
+def test_a_caused_by_chain_gives_its_deepest_cause(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Run it.")
+    t.bash(
+        "cargo run --bin hk -- check",
+        "Exit code 101\nthread 'main' (3416) panicked at src/settings.rs:101:30:\n"
+        "Failed to load configuration: Failed to read config file: /w/hk/hk.pkl\n\nCaused by:\n"
+        "    Failed to evaluate Pkl config at /w/hk/hk.pkl\n\n    Import not found: /w/hk/pkl/Builtins.pkl\n"
+        "Location: src/settings.rs:101",
+        is_error=True,
+    )
+    t.bash("cargo run --bin hk -- check", "ok")
+    (record,) = extract_errors_resolved(t.read(tmp_path))
+    assert record.error.startswith("panicked at src/settings.rs:101:30: Failed to load configuration")
+    assert record.error.endswith(" / Import not found: /w/hk/pkl/Builtins.pkl")

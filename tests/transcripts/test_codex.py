@@ -425,3 +425,15 @@ async def test_code_mode_scripts_are_read_as_the_calls_they_make() -> None:
     summary = await summarize_session(session)
     assert summary.files_modified == ["test/check_list_files_empty_with_stderr.bats"]
     assert [(c.sha, c.pull_request) for c in summary.commits or []] == [("f924895", 1068)]
+
+
+def test_a_command_result_a_code_mode_script_printed_as_json_is_its_output_and_status() -> None:
+    from graphiti_session_tracking.transcripts.codex_code_mode import printed_result
+
+    failed = printed_result(
+        '{"exit_code":101,"output":"\\nthread \'main\' panicked at src/a.rs:1:2:\\nboom"}'
+    )
+    assert failed == ("Exit code 101\n\nthread 'main' panicked at src/a.rs:1:2:\nboom", 101)
+    assert printed_result('{"exitCode": 0, "stdout": "ok", "stderr": ""}') == ("ok", 0)
+    assert printed_result('{"data": {"title": "x"}}') == ('{"data": {"title": "x"}}', None)  # gh api's JSON
+    assert printed_result("{not json") == ("{not json", None)

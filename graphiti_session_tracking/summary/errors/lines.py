@@ -51,7 +51,7 @@ _FAILED_TEST = re.compile(
 )
 _REPORTED = re.compile(
     r"^\s*((?:remote: )?(?:error|fatal|npm ERR!|ERROR|Error|FATAL)[:!]?\s+\S.*|CONFLICT \(.*|\[ERROR\]\s+\S.*|"
-    r"Would reformat:? .*|.*\bBuild error occurred\b.*|.*\bfailed to (?:push|compile|build)\b.*|"
+    r"Would reformat:? .*|.*\bneeds? (?:to be )?formatt(?:ed|ing)\b.*|.*\bBuild error occurred\b.*|.*\bfailed to (?:push|compile|build)\b.*|"
     r"! \[(?:remote )?rejected\]\s.*|ssh: \S.*)$"
 )
 # Git's conclusions after the reason it printed above them (`! [rejected] … (fetch first)`, `ssh:
@@ -91,7 +91,7 @@ _HICCUP = re.compile(
 _FAILED_OUTPUT = re.compile(
     r"^Traceback \(most recent call last\):|^FAILED\b|^ERROR collecting|^--- FAIL|^FAIL\s|"
     r"test result: FAILED|^error\[E\d+\]: |\berror TS\d+:|(?<![A-Za-z]\s)\b[1-9]\d* failed\b|^\s*[1-9]\d* fail$|"
-    r"\b[1-9]\d* errors? (?:in|during)\b|^npm ERR!|^\[ERROR\] |^Would reformat",
+    r"\b[1-9]\d* errors? (?:in|during)\b|^npm ERR!|^\[ERROR\] |^Would reformat|\bERROR task failed$",
     re.MULTILINE,
 )
 _RAN_TESTS = re.compile(r"\b\d+ (?:passed|failed)\b|^(?:ok|FAIL|---)\s", re.MULTILINE)
@@ -265,13 +265,32 @@ def _with_message(test: str, raw: list[str]) -> str:
 
 
 def _panics(raw: list[str]) -> list[str]:
-    """Each Rust panic as one line, its place and its message (printed on the line after it)."""
+    """Each Rust panic as one line, its place and its message (printed on the line after it),
+    and the deepest cause when the message goes on with a `Caused by:` chain."""
     panics = []
     for at, line in enumerate(raw[:-1]):
         m = _PANIC.search(line.strip())
         if m:
-            panics.append(f"panicked at {m.group(1)}: {raw[at + 1].strip()}")
+            cause = _cause(raw, at + 1)
+            message = raw[at + 1].strip()
+            panics.append(
+                " / ".join([f"panicked at {m.group(1)}: {cut(message, 80) if cause else message}", *cause])
+            )
     return panics
+
+
+def _cause(raw: list[str], at: int) -> list[str]:
+    """The deepest cause of the error on line `at` when a `Caused by:` chain follows it (anyhow,
+    eyre, Java): the last line of the indented block under it, where the real failure is named."""
+    for by in range(at + 1, min(at + 4, len(raw))):
+        if raw[by].strip().rstrip(":") == "Caused by":
+            block = []
+            for line in raw[by + 1 : by + 16]:
+                if not line[:1].isspace():
+                    break
+                block.append(line.strip())
+            return [block[-1]] if block else []
+    return []
 
 
 def _meaningful_lines(text: str) -> list[str]:
@@ -284,11 +303,14 @@ def _told_in_words(raw: list[str]) -> list[str]:
     each message once (`Error processing a.json: x` not again for b.json)."""
     told: dict[str, str] = {}
     remote_error = False
-    for line in raw:
+    for at, line in enumerate(raw):
         m = _REPORTED.match(line)
         reason = _REMOTE_REASON.match(line) if remote_error else None
         if m and not _VAGUE.search(line):
-            told.setdefault(_message_tail(m.group(1)) or m.group(1).strip(), m.group(1).strip())
+            said = m.group(1).strip()
+            if said.endswith(":") and at + 1 < len(raw):  # what it names is on the next line
+                said = f"{said} {raw[at + 1].strip()}"
+            told.setdefault(_message_tail(said) or said, " / ".join([said, *_cause(raw, at)]))
             remote_error = remote_error or line.lstrip().startswith("remote: error")
         elif reason:
             told.setdefault(reason.group(1).lower(), reason.group(1))
@@ -345,8 +367,13 @@ def _distinct(lines: list[str]) -> list[str]:
     return kept
 
 
+# A task runner's name for the task each line comes from (mise's `[lint:go] `), so the line
+# itself is read; Maven's upper-case `[ERROR]` tags are kept (they are part of its diagnostics).
+_TASK_PREFIX = re.compile(r"^\[(?=[^\]\n]*[a-z])[\w:./@-]+\] ", re.MULTILINE)
+
+
 def _clean(text: str) -> str:
-    return _TOOL_ERROR_TAG.sub("", _ANSI.sub("", text)).replace("\r", "")
+    return _TASK_PREFIX.sub("", _TOOL_ERROR_TAG.sub("", _ANSI.sub("", text)).replace("\r", ""))
 
 
 # A line that says in words that something failed, for output with no line of a known form.
