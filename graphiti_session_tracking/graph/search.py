@@ -3,6 +3,11 @@
 Full text (BM25) when no embedder is configured; hybrid (BM25 + cosine similarity, fused by
 reciprocal rank) when one is. Without a group id every group is searched; on FalkorDB that is one
 search per group's graph, merged by score.
+
+Scores: Graphiti's search keeps only the rank of a full-text hit (its RRF over one list is 1/rank,
+so every list's best hit scored 1.0), so a full-text search asks the same index for the hits' own
+relevance (Lucene BM25 on Neo4j, RediSearch's score on FalkorDB). A hybrid search keeps the fused
+RRF score: the sum of 1/rank over the methods that found the hit.
 """
 
 from __future__ import annotations
@@ -12,8 +17,9 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, NoReturn
 
 from graphiti_core.cross_encoder.client import CrossEncoderClient
-from graphiti_core.driver.driver import GraphDriver
+from graphiti_core.driver.driver import GraphDriver, GraphProvider
 from graphiti_core.embedder.client import EmbedderClient
+from graphiti_core.graph_queries import get_nodes_query, get_relationships_query
 from graphiti_core.graphiti_types import GraphitiClients
 from graphiti_core.llm_client.client import LLMClient
 from graphiti_core.llm_client.config import ModelSize
@@ -33,6 +39,7 @@ from graphiti_core.search.search_config import (
     SearchResults,
 )
 from graphiti_core.search.search_filters import SearchFilters
+from graphiti_core.search.search_utils import fulltext_query
 from graphiti_core.tracer import NoOpTracer
 from pydantic import BaseModel
 
@@ -51,7 +58,7 @@ class SearchHit:
     text: str  # the node's name, the edge's fact, or the episode's name
     uuid: str
     group_id: str
-    score: float | None
+    score: float  # full text: the index's relevance (> 0, unbounded); hybrid: the fused RRF score
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -155,14 +162,16 @@ async def search_sessions(
     else:
         targets = [(backend.driver, None)]  # Neo4j: one database holds every group
 
+    hybrid = embedder is not None
     hits: list[SearchHit] = []
     for driver, group_ids in targets:
         clients = clients_for(driver, embedder)
-        for config, search_filter in _plans(kind, limit, embedder is not None):
+        for config, search_filter in _plans(kind, limit, hybrid):
             results = await graphiti_search(clients, text, group_ids, config, search_filter, driver=driver)
-            hits.extend(_hits(results))
+            found = list(_hits(results))
+            hits.extend(found if hybrid else await _index_scored(driver, text, group_ids, found, limit))
     # Best score first; ties in a stable, readable order.
-    hits.sort(key=lambda h: (-(h.score or 0.0), h.kind, h.type, h.text, h.uuid))
+    hits.sort(key=lambda h: (-h.score, h.kind, h.type, h.text, h.uuid))
     gate = Gate()  # a graph written by an older version may hold what today's rules redact
     return [replace(hit, text=gate.text(hit.text)) for hit in hits[:limit]]
 
@@ -184,6 +193,57 @@ def _plans(kind: str | None, limit: int, hybrid: bool) -> list[tuple[SearchConfi
     ]
 
 
+# The full-text index of each kind of hit (Graphiti's names; FalkorDB's are mapped by graph_queries)
+# and what its procedure yields.
+_INDEX = {
+    "node": ("node_name_and_summary", "node"),
+    "edge": ("edge_name_and_fact", "relationship"),
+    "episode": ("episode_content", "node"),
+}
+
+
+def _score_query(kind: str, provider: GraphProvider) -> str:
+    """The Cypher that asks a kind's full-text index for the score of the hits `$uuids` under
+    the query text `$query` (the one Graphiti's search ran); index names are constants."""
+    index, item = _INDEX[kind]
+    call = (
+        get_relationships_query(index, 0, provider)
+        if kind == "edge"
+        else get_nodes_query(index, "$query", 0, provider)
+    )
+    return (
+        f"{call} YIELD {item}, score WITH {item}, score WHERE {item}.uuid IN $uuids "
+        f"RETURN {item}.uuid AS uuid, score"
+    )
+
+
+async def _index_scored(
+    driver: GraphDriver, text: str, group_ids: list[str] | None, hits: list[SearchHit], limit: int
+) -> list[SearchHit]:
+    """The hits of a full-text search with the index's own relevance as their score. Graphiti
+    read them from the index's first 2 x limit rows (before its filters), so asking the same
+    index with the same text and a wider window scores them all; a hit the index no longer
+    yields (its record changed in between) is left out, not given a made-up score."""
+    query = fulltext_query(text, group_ids, driver)
+    if not hits or not query:
+        return hits
+    scored: list[SearchHit] = []
+    for kind in _INDEX:
+        of_kind = [hit for hit in hits if hit.kind == kind]
+        if not of_kind:
+            continue
+        records, _, _ = await driver.execute_query(
+            _score_query(kind, driver.provider),
+            query=query,
+            uuids=[hit.uuid for hit in of_kind],
+            limit=4 * limit,
+            routing_="r",
+        )
+        scores = {str(r["uuid"]): float(r["score"]) for r in records}
+        scored.extend(replace(hit, score=scores[hit.uuid]) for hit in of_kind if hit.uuid in scores)
+    return scored
+
+
 def _hits(results: SearchResults) -> Iterable[SearchHit]:
     for node, node_score in _scored(results.nodes, results.node_reranker_scores):
         label = next((lab for lab in node.labels if lab != "Entity"), "Entity")
@@ -194,6 +254,7 @@ def _hits(results: SearchResults) -> Iterable[SearchHit]:
         yield SearchHit("episode", "Episodic", episode.name, episode.uuid, episode.group_id, episode_score)
 
 
-def _scored[T](items: Sequence[T], scores: Sequence[float]) -> Iterable[tuple[T, float | None]]:
-    for index, item in enumerate(items):
-        yield item, (float(scores[index]) if index < len(scores) else None)
+def _scored[T](items: Sequence[T], scores: Sequence[float]) -> Iterable[tuple[T, float]]:
+    """Each item with its reranker score (Graphiti's RRF gives one per item, in order)."""
+    for item, score in zip(items, scores, strict=True):
+        yield item, float(score)

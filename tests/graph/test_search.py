@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 from fake_openai import FakeOpenAI
-from graph.test_queries import API, APP, S1, S2, S3, SUMMARIES
+from graph.test_queries import API, APP, S1, S2, S3, SUMMARIES, summary
 from graphiti_core import Graphiti
 from graphiti_core.cross_encoder.openai_reranker_client import OpenAIRerankerClient
 from graphiti_core.embedder.openai import OpenAIEmbedder, OpenAIEmbedderConfig
@@ -15,11 +15,45 @@ from graphiti_core.llm_client import LLMConfig, OpenAIClient
 from graphiti_core.nodes import EpisodeType
 from graphiti_core.search.search_config_recipes import NODE_HYBRID_SEARCH_RRF
 from graphiti_core.search.search_filters import SearchFilters
+from graphiti_core.search.search_utils import fulltext_query
 
 from graphiti_session_tracking.graph.backends import Backend
 from graphiti_session_tracking.graph.schema import EPISODE_SOURCE_DESCRIPTION
 from graphiti_session_tracking.graph.search import SearchError, SearchHit, search_sessions
 from graphiti_session_tracking.graph.writer import SessionGraphWriter
+from graphiti_session_tracking.group_id import GroupId
+from graphiti_session_tracking.summary import EnhancedSessionSummary
+
+STRONG = "Use a Redis cache for tokens"  # both words of "Redis cache", in a short name
+WEAK = "Keep the legacy session table in Postgres while the slow Redis migration runs"  # one word
+
+
+def redis_sessions(app: str, api: str) -> list[EnhancedSessionSummary]:
+    """Two sessions of `app` (a strong and a weak hit for "Redis cache") and one of `api`."""
+    day = datetime(2026, 3, 1, tzinfo=UTC)
+    return [
+        summary(
+            "dddd4444-0000-4000-8000-000000000004",
+            app,
+            day,
+            objective="Speed up token checks",
+            key_decisions=[{"decision": STRONG, "rationale": "lookups hit the cache"}],
+        ),
+        summary(
+            "eeee5555-0000-4000-8000-000000000005",
+            app,
+            day.replace(day=2),
+            objective="Plan the storage move",
+            key_decisions=[{"decision": WEAK, "rationale": "the move takes weeks"}],
+        ),
+        summary(
+            "ffff6666-0000-4000-8000-000000000006",
+            api,
+            day.replace(day=3),
+            objective="Put a cache in front of the router",
+            key_decisions=[{"decision": "Put a Redis cache in front of the router", "rationale": "p99"}],
+        ),
+    ]
 
 
 def embedder_for(fake: FakeOpenAI) -> OpenAIEmbedder:
@@ -67,6 +101,35 @@ async def test_search_by_type_and_limit(backend: Backend) -> None:
     assert len(await search_sessions(backend, "Fix", limit=2)) == 2
     with pytest.raises(SearchError, match="unknown type"):
         await search_sessions(backend, "x", kind="nope")
+
+
+async def test_full_text_scores_are_the_index_relevance_best_first(backend: Backend) -> None:
+    """A full-text hit scores what the database's full-text index says of it (not its rank: the
+    best hit of every list used to score 1.0): a name holding both words outscores one holding one."""
+    await SessionGraphWriter(backend).ingest_many(redis_sessions("/work/app", "/work/api"))
+    app = GroupId.for_project("/work/app")
+    hits = await search_sessions(backend, "Redis cache", group_id=app, kind="decision", limit=20)
+    nodes = {h.text: h.score for h in hits if h.kind == "node"}
+    assert set(nodes) == {STRONG, WEAK}
+    assert nodes[STRONG] > nodes[WEAK] > 0
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    order = [h.text for h in hits]
+    assert order.index(STRONG) < order.index(WEAK) and len({h.score for h in hits}) > 1
+
+    # The very score the index yields for that query, asked directly.
+    driver = await backend.driver_for(app)
+    index = "'Entity'" if backend.graph_per_group else '"node_name_and_summary"'
+    procedure = "db.idx.fulltext.queryNodes" if backend.graph_per_group else "db.index.fulltext.queryNodes"
+    records, _, _ = await driver.execute_query(
+        f"CALL {procedure}({index}, $query) YIELD node, score RETURN node.name AS name, score",
+        query=fulltext_query("Redis cache", [app], driver),
+    )
+    assert {r["name"]: r["score"] for r in records if r["name"] in nodes} == pytest.approx(nodes)
+
+    # Every group: each hit keeps its own index score, the merged list stays best first.
+    every = await search_sessions(backend, "Redis cache", limit=20)
+    assert {h.group_id for h in every} == {app, GroupId.for_project("/work/api")}
+    assert [h.score for h in every] == sorted((h.score for h in every), reverse=True)
 
 
 async def test_hybrid_search_with_an_embedder(backend: Backend, fake_openai: FakeOpenAI) -> None:

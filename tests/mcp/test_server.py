@@ -11,12 +11,14 @@ from typing import Any
 
 from conftest import backend_cli_args
 from graph.test_history import SESSIONS
+from graph.test_search import STRONG, WEAK, redis_sessions
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from graphiti_session_tracking.config import GraphConfig
 from graphiti_session_tracking.graph.backends import open_backend
 from graphiti_session_tracking.graph.writer import SessionGraphWriter
+from graphiti_session_tracking.group_id import GroupId
 from graphiti_session_tracking.mcp.server import bounded, expiring
 from graphiti_session_tracking.pipeline.ledger import Ledger
 from graphiti_session_tracking.summary.model import CommitRecord
@@ -44,6 +46,23 @@ async def call(client: ClientSession, tool: str, **arguments: Any) -> Any:
     text = result.content[0].text  # type: ignore[union-attr]
     assert "\n " not in text  # compact JSON: indentation was a sixth of each answer
     return json.loads(text)
+
+
+def server_in(
+    config: GraphConfig, home: Path, cwd: Path, project_dir: Path | None = None
+) -> StdioServerParameters:
+    """`graphiti-sessions mcp` as Claude Code starts it: in the project folder (`cwd`), with
+    CLAUDE_PROJECT_DIR when `project_dir` is given (and never the one of the caller's own session)."""
+    env = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
+    env |= {"HOME": str(home), "GRAPHITI_TELEMETRY_ENABLED": "false"}
+    if project_dir is not None:
+        env["CLAUDE_PROJECT_DIR"] = str(project_dir)
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "graphiti_session_tracking", "mcp", *backend_cli_args(config)],
+        env=env,
+        cwd=cwd,
+    )
 
 
 async def refused(client: ClientSession, tool: str, **arguments: Any) -> str:
@@ -108,6 +127,67 @@ async def test_the_tools_answer_from_the_graph(graph_config: GraphConfig, tmp_pa
 
         status = await call(session, "session_tracking_status")
         assert status["groups"] == {group: len(SESSIONS)} and status["sessions"] == len(SESSIONS)
+
+
+async def test_a_server_answers_for_its_project_and_scores_by_relevance(
+    graph_config: GraphConfig, tmp_path: Path
+) -> None:
+    """Started in a project folder, every call without a group id answers for that project's group
+    and says so; all_projects widens it; search hits carry the full-text index's relevance."""
+    app, api, elsewhere = (tmp_path.resolve() / name for name in ("app", "api", "elsewhere"))
+    for folder in (app, api, elsewhere):
+        folder.mkdir()
+    async with open_backend(graph_config) as backend:
+        await SessionGraphWriter(backend).ingest_many(redis_sessions(str(app), str(api)))
+    app_group, api_group = GroupId.for_project(str(app)), GroupId.for_project(str(api))
+
+    async with (
+        stdio_client(server_in(graph_config, tmp_path, cwd=app)) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        for described in (await session.list_tools()).tools:  # the model is told it need not pass one
+            if "group_id" in described.inputSchema["properties"]:
+                assert "all_projects" in described.inputSchema["properties"], described.name
+                assert "answers for the project the server was started in" in (described.description or "")
+
+        hits = await call(session, "search_sessions", query="Redis cache", record_type="decision")
+        assert hits["scope"] == {"group_id": app_group, "project": str(app)}
+        assert hits["scored_by"] == "full_text" and {h["group_id"] for h in hits["rows"]} == {app_group}
+        scores = [h["score"] for h in hits["rows"]]
+        assert scores == sorted(scores, reverse=True) and len(set(scores)) > 1
+        nodes = {h["text"]: h["score"] for h in hits["rows"] if h["kind"] == "node"}
+        assert nodes[STRONG] > nodes[WEAK] > 0
+
+        every = await call(session, "search_sessions", query="Redis cache", all_projects=True)
+        assert every["scope"] == "all" and {h["group_id"] for h in every["rows"]} == {app_group, api_group}
+        scores = [h["score"] for h in every["rows"]]
+        assert scores == sorted(scores, reverse=True)
+
+        mine = await call(session, "get_decisions")
+        assert mine["scope"]["group_id"] == app_group
+        assert {r["decision"] for r in mine["rows"]} == {STRONG, WEAK}
+        widened = await call(session, "get_decisions", all_projects=True)
+        assert len(widened["rows"]) == 3 and widened["scope"] == "all"
+        named = await call(session, "get_decisions", group_id=api_group)
+        assert named["scope"] == {"group_id": api_group} and len(named["rows"]) == 1
+        assert "not both" in await refused(session, "get_decisions", group_id=api_group, all_projects=True)
+
+        other = await call(session, "get_session_summary", session="ffff6666")  # api's session
+        assert other["rows"] == [] and "all_projects=true" in other["note"]
+        assert (await call(session, "get_session_summary", session="ffff6666", all_projects=True))["rows"]
+        status = await call(session, "session_tracking_status")
+        assert status["scope"] == {"group_id": app_group, "project": str(app)}
+
+    # CLAUDE_PROJECT_DIR names the project when Claude Code sets it; a folder without sessions
+    # answers for every project, and says so.
+    for project_dir, scope in ((api, {"group_id": api_group, "project": str(api)}), (None, "all")):
+        started = server_in(graph_config, tmp_path, cwd=elsewhere, project_dir=project_dir)
+        async with stdio_client(started) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            answer = await call(session, "get_decisions")
+            assert answer["scope"] == scope
+            assert len(answer["rows"]) == (1 if project_dir else 3)
 
 
 def test_answers_are_bounded_and_say_what_was_left_out() -> None:
