@@ -263,30 +263,30 @@ def _falkor_driver(client: Any) -> Callable[[], GraphDriver]:
 
 
 async def _open_neo4j(config: GraphConfig, writable: bool) -> Backend:
-    import neo4j
-
     uri = config.uri or "bolt://localhost:7687"
     scheme = uri.split("://", 1)[0] if "://" in uri else ""
     if scheme not in {"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"}:
         raise BackendError(f"invalid Neo4j URI {uri!r}: expected bolt://host:7687 or neo4j://host:7687")
     user, password = config.user or "neo4j", config.password or ""
+    timeout = config.connect_timeout_s
+    client = _neo4j_client(uri, user, password, timeout)
 
     def graphiti_driver() -> GraphDriver:
         from graphiti_core.driver.neo4j_driver import Neo4jDriver
 
-        return Neo4jDriver(uri, user, password, config.database)
+        driver = Neo4jDriver(uri, user, password, config.database)
+        _adopt(driver, client)
+        task = getattr(driver, "_init_task", None)
+        if task is not None:  # made in a running loop: cancelled before it starts (see `_cancel_init_task`)
+            task.cancel()
+            driver._init_task = None  # type: ignore[attr-defined]
+        return driver
 
     driver: GraphDriver | None = None
     try:
-        if writable:  # Graphiti's driver at once (indices, constraint); reads share its client
+        if writable:  # Graphiti's driver at once (indices, constraint), on the same client
             driver = graphiti_driver()
-            await _cancel_init_task(driver)
-            client: Any = driver.client  # type: ignore[attr-defined]
-        else:
-            client = neo4j.AsyncGraphDatabase.driver(
-                uri, auth=(user, password), connection_timeout=config.connect_timeout_s
-            )
-        await asyncio.wait_for(client.verify_connectivity(), timeout=config.connect_timeout_s)
+        await asyncio.wait_for(client.verify_connectivity(), timeout=timeout)
         if driver is not None:
             await driver.build_indices_and_constraints()
             # The writer's per-group lock node must be unique, or two writers could each create one.
@@ -296,45 +296,88 @@ async def _open_neo4j(config: GraphConfig, writable: bool) -> Backend:
             )
     except BaseException as exc:
         with contextlib.suppress(Exception):
-            await (driver.close() if driver is not None else client.close())  # type: ignore[no-untyped-call]
+            await client.close()
         if isinstance(exc, Exception):
-            raise BackendError(f"cannot reach Neo4j at {uri}: {_reason(exc)}") from exc
+            raise BackendError(f"cannot reach Neo4j at {uri}: {_reason(exc, config)}") from exc
         raise
     return Backend("neo4j", mask_uri(uri), client, graphiti_driver, writable, config.database, _driver=driver)
+
+
+def _neo4j_client(uri: str, user: str, password: str, timeout: float) -> Any:
+    """A Neo4j client whose every wait for a connection (opening one, or taking one from the pool)
+    ends after the configured timeout; the driver's own defaults are 30 and 60 s."""
+    import neo4j
+
+    return neo4j.AsyncGraphDatabase.driver(
+        uri, auth=(user, password), connection_timeout=timeout, connection_acquisition_timeout=timeout
+    )
+
+
+_UNUSED_CLOSING: set[asyncio.Task[None]] = set()
+
+
+def _adopt(driver: GraphDriver, client: Any) -> None:
+    """Put graphiti-core's Neo4jDriver on our bounded client: its constructor always makes one of its
+    own with the driver's default timeouts. That one never connected; it is closed in the background
+    (closing is async, and `Backend.driver`, which makes drivers on first use, is not)."""
+    unused = driver.client  # type: ignore[attr-defined]
+    driver.client = client  # type: ignore[attr-defined]
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(unused.close())
+        return
+    task = loop.create_task(unused.close())
+    _UNUSED_CLOSING.add(task)  # the loop keeps only a weak reference to a task
+    task.add_done_callback(_UNUSED_CLOSING.discard)
+
+
+# A statement on a FalkorDB server (a batch of up to 200 sessions, a search) that has not answered
+# after this long means a server that hangs: the run ends as a lost backend instead of waiting on.
+STATEMENT_TIMEOUT_S = 300.0
 
 
 async def _open_falkordb_server(config: GraphConfig, writable: bool) -> Backend:
     import redis
     from falkordb.asyncio import FalkorDB
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
 
     uri = config.uri or "redis://localhost:6379"
     match = re.fullmatch(r"(?:redis|falkor|falkordb)://(?:[^@/]*@)?([^:/]+)(?::(\d+))?/?", uri)
     if match is None:
         raise BackendError(f"invalid FalkorDB URI {uri!r}: expected redis://host:port")
+    timeout = config.connect_timeout_s
     options: dict[str, Any] = {
         "host": match.group(1),
         "port": int(match.group(2) or 6379),
         "username": config.user,
         "password": config.password,
-        "socket_connect_timeout": config.connect_timeout_s,
+        "socket_connect_timeout": timeout,
     }
     try:
-        # FalkorDB's constructor asks the server a question synchronously, with no time limit:
-        # ask first ourselves, bounded, so that a server that never answers cannot hang us.
-        probe = redis.Redis(**options, socket_timeout=config.connect_timeout_s)
+        # FalkorDB's constructor asks the server a question synchronously: ask first ourselves,
+        # bounded by the timeout for connecting and for the answer, and only once (redis-py's
+        # default retries a timeout, each attempt reconnecting: 11 waits of the timeout in all).
+        probe = redis.Redis(**options, socket_timeout=timeout, retry=Retry(NoBackoff(), 0))
         try:
             probe.ping()
         finally:
             probe.close()
-        client = FalkorDB(**options)
+        # No `retry` here: FalkorDB's default (None) already never retries, and its constructor
+        # would hand our asyncio Retry to the synchronous client it asks with.
+        client = FalkorDB(**options, socket_timeout=max(timeout, STATEMENT_TIMEOUT_S))
     except Exception as exc:
-        raise BackendError(f"cannot reach FalkorDB at {uri}: {_reason(exc)}") from exc
+        raise BackendError(f"cannot reach FalkorDB at {uri}: {_reason(exc, config)}") from exc
     return Backend("falkordb", mask_uri(uri), client, _falkor_driver(client), writable)
 
 
-def _reason(exc: BaseException) -> str:
-    """The driver's message on one line, without the dangling colon some end their first line with."""
+def _reason(exc: BaseException, config: GraphConfig) -> str:
+    """The driver's message on one line, without the dangling colon some end their first line with;
+    a timeout says how long we waited and which setting to raise."""
     if isinstance(exc, TimeoutError) or any(w in str(exc).lower() for w in ("timed out", "timeout")):
-        return "timed out"
+        return (
+            f"timed out after {config.connect_timeout_s:g} s (database.{config.backend}.connection_timeout)"
+        )
     text = " ".join(line.strip() for line in str(exc).strip().splitlines() if line.strip())
     return text.rstrip(":") or type(exc).__name__
