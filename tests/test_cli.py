@@ -415,7 +415,7 @@ def test_query_and_search_help_has_an_example(command: list[str]) -> None:
 def test_a_long_table_shows_its_first_rows_and_says_how_many_more(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from graphiti_session_tracking.cli.query import TABLE_ROWS, print_table
+    from graphiti_session_tracking.cli.render import TABLE_ROWS, print_table
 
     rows = [{"path": f"src/[REDACTED:x]/m{i:03d}.py", "sessions": 1} for i in range(TABLE_ROWS + 7)]
     print_table(rows, title="files")

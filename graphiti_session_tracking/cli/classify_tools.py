@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 
 import click
-from rich.console import Console
-from rich.table import Table
+from rich.text import Text
 
 from graphiti_session_tracking.redact import Gate
 
 from .app import main
+from .render import layout_of, output_options, print_rows, reader_may_leave, table_console
 from .shell import UsageFailure, config_option, llm_option, load, run, warn
 
 
@@ -19,12 +19,16 @@ from .shell import UsageFailure, config_option, llm_option, load, run, warn
 @click.argument("transcript", type=click.Path(path_type=Path))
 @llm_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per tool call.")
+@output_options
 @config_option
-def classify_tools(transcript: Path, use_llm: bool | None, as_json: bool, config_path: Path | None) -> None:
+def classify_tools(
+    transcript: Path, use_llm: bool | None, as_json: bool, layout: str | None, config_path: Path | None
+) -> None:
     """Show how each tool call of a transcript is classified, where that came from, and cache statistics.
 
     Sources: `heuristic` (built-in rules, no LLM), `cache` (an earlier LLM answer), `llm` (asked now,
-    in one batched call per session).
+    in one batched call per session). A table on a terminal, tab-separated lines (--plain) in a
+    pipe or a file unless --table; the cache statistics go to stderr with --plain and --json.
 
     \b
     Example:
@@ -33,6 +37,7 @@ def classify_tools(transcript: Path, use_llm: bool | None, as_json: bool, config
     from graphiti_session_tracking.pipeline.compose import build_pipeline
     from graphiti_session_tracking.transcripts import TranscriptNotFoundError, read_transcript
 
+    output = layout_of(as_json, layout)
     config = load(config_path)
     try:
         session = read_transcript(transcript)
@@ -58,24 +63,32 @@ def classify_tools(transcript: Path, use_llm: bool | None, as_json: bool, config
     ]
     rows = Gate(built.redactor).data(rows)  # reasons may quote a command: through the gate
     stats = classifier.stats.as_dict()
-    if as_json:
+    if output == "json":
         click.echo(json.dumps(rows, indent=2))
         click.echo(f"cache statistics: {json.dumps(stats)}", err=True)
         return
-    console = Console()
-    table = Table(title=f"{len(rows)} tool calls in {transcript.name}")
-    for column in ("line", "tool", "intent", "domain", "confidence", "source", "signals"):
-        table.add_column(column)
-    for row in rows:
-        signals = ", ".join(f"{k} {v:.2f}" for k, v in row["activity_signals"].items() if v)
-        table.add_row(
-            str(row["line"]),
-            row["tool_name"],
-            row["intent"],
-            row["domain"],
-            f"{row['confidence']:.2f}",
-            row["source"],
-            signals,
+    shown = [
+        {
+            "line": row["line"],
+            "tool": row["tool_name"],
+            "intent": row["intent"],
+            "domain": row["domain"],
+            "confidence": row["confidence"],
+            "source": row["source"],
+            "signals": ", ".join(f"{k} {v:.2f}" for k, v in row["activity_signals"].items() if v),
+        }
+        for row in rows
+    ]
+    statistics = "cache statistics: " + ", ".join(f"{k} {v}" for k, v in stats.items())
+    with reader_may_leave():
+        print_rows(
+            shown,
+            ["line", "tool", "intent", "domain", "confidence", "source", "signals"],
+            title=f"{len(rows)} tool calls in {transcript.name}",
+            plain=output == "plain",
+            drops=("confidence", "source"),  # what a narrow terminal can do without
         )
-    console.print(table)
-    console.print("cache statistics: " + ", ".join(f"{k} {v}" for k, v in stats.items()), highlight=False)
+        if output == "plain":  # plain lines are data: the statistics go beside them, as with --json
+            click.echo(statistics, err=True)
+        else:
+            table_console().print(Text(statistics))  # wrapped at spaces, as the table

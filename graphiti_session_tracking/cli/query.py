@@ -7,14 +7,13 @@ from collections.abc import Callable
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.table import Table
 
 from graphiti_session_tracking.dimensions import ACTIVITY_DIMENSIONS
 from graphiti_session_tracking.graph.backends import open_backend
 from graphiti_session_tracking.graph.queries import QUERY_FILTERS, QueryError, parse_time, run_query
 
 from .app import main
+from .render import TABLE_ROWS, layout_of, output_options, print_table, reader_may_leave
 from .shell import UsageFailure, backend_options, check_group_id, graph_config, run
 
 
@@ -24,6 +23,10 @@ def query() -> None:
 
     The Cypher texts are in graphiti_session_tracking/graph/cypher/; each runs on Neo4j and
     FalkorDB with every value passed as a parameter.
+
+    Output: a table of the first 50 rows on a terminal; tab-separated lines with a header
+    (--plain: every row, nothing cut) when stdout is a pipe or a file, unless --table; --json:
+    every field.
 
     \b
     Example:
@@ -116,7 +119,10 @@ _FILTER_OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] =
 
 
 def _query_command(name: str, help_text: str) -> Callable[..., None]:
-    def command(group_id: str | None, as_json: bool, limit: int | None, **opts: Any) -> None:
+    def command(
+        group_id: str | None, as_json: bool, layout: str | None, limit: int | None, **opts: Any
+    ) -> None:
+        output = layout_of(as_json, layout)
         positional = opts.pop("session_id", None)
         if positional is not None:
             if opts.get("session") not in (None, positional):
@@ -126,7 +132,7 @@ def _query_command(name: str, help_text: str) -> Callable[..., None]:
         _, graph = graph_config(opts, writable=False)
 
         # A table shows its first rows: ask for one more, to know whether to say there are more.
-        wanted = limit if as_json or limit is not None else TABLE_ROWS + 1
+        wanted = TABLE_ROWS + 1 if output == "table" and limit is None else limit
 
         known: list[str] = []
 
@@ -141,15 +147,16 @@ def _query_command(name: str, help_text: str) -> Callable[..., None]:
             rows = run(go())
         except QueryError as exc:
             raise UsageFailure(str(exc)) from exc
-        if as_json:
+        if output == "json":
             click.echo(json.dumps(rows, indent=2, default=str))
             return
-        print_table(rows, title=name, limit=limit)
-        if group_id is not None and group_id not in known and not rows:
-            shown = ", ".join(known[:10]) + (", …" if len(known) > 10 else "")
-            click.echo(
-                f"no group {group_id} in this graph; its groups: {shown or 'none'} (query sessions shows whose)"
-            )
+        with reader_may_leave():
+            print_table(rows, title=name, limit=limit, plain=output == "plain")
+            if group_id is not None and group_id not in known and not rows:
+                shown = ", ".join(known[:10]) + (", …" if len(known) > 10 else "")
+                click.echo(
+                    f"no group {group_id} in this graph; its groups: {shown or 'none'} (query sessions shows whose)"
+                )
 
     command.__doc__ = help_text
     decorated: Callable[..., Any] = backend_options(command)
@@ -159,78 +166,12 @@ def _query_command(name: str, help_text: str) -> Callable[..., None]:
     decorated = click.option(
         "--limit", type=click.IntRange(min=1), default=None, help="At most this many rows."
     )(decorated)
+    decorated = output_options(decorated)
     decorated = click.option("--json", "as_json", is_flag=True, help="Print rows as JSON.")(decorated)
     decorated = scope_group_option(decorated)
     if name == "session":  # `query session 3f1c2a9b` as well as `--session 3f1c2a9b`
         decorated = click.argument("session_id", required=False)(decorated)
     return query.command(name=name)(decorated)
-
-
-# The columns a table shows (JSON has every field): what fits a terminal and answers the question.
-_TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
-    "decisions": ("session_id", "valid_at", "decision", "rationale", "confidence", "by", "files"),
-    "errors": ("session_id", "valid_at", "error", "root_cause", "fix", "times_seen"),
-    "config-changes": ("valid_at", "until", "file", "setting", "old_value", "new_value", "session_id"),
-    "files": ("path", "sessions", "last_modified_at", "group_id"),
-    "sessions": (
-        "session_id",
-        "started_at",
-        "agent",
-        "primary_activity",
-        "activity_score",
-        "outcome",
-        "objective",
-    ),
-    "commits": ("sha", "committed_at", "branch", "message", "pull_request", "session_id", "objective"),
-    "tests": ("valid_at", "session_id", "framework", "passed", "total", "failed", "coverage_pct"),
-    "session": ("relation", "label", "name"),
-    "search": ("kind", "type", "text", "score", "group_id"),
-}
-_TIME_COLUMNS = frozenset({"valid_at", "until", "started_at", "last_modified_at", "committed_at"})
-_ONLY_WHEN_SET = frozenset({"activity_score"})  # a score only `--activity` computes
-
-
-def _cell(column: str, value: Any) -> str:
-    if value is None:
-        return ""
-    if column in ("session_id", "sha"):
-        return str(value)[:8]
-    if column in _TIME_COLUMNS:
-        return str(value)[:16].replace("T", " ")  # minutes are enough on screen
-    if isinstance(value, list):
-        return ", ".join(str(v) for v in value)
-    if isinstance(value, float):
-        return f"{value:.2f}".rstrip("0").rstrip(".")
-    text = str(value)
-    return text if len(text) <= 100 else text[:99] + "…"  # --json has the full text
-
-
-# A table is for reading at the prompt: the first rows, and how many more there are.
-TABLE_ROWS = 50
-
-
-def print_table(
-    rows: list[dict[str, Any]], title: str, kind: str | None = None, limit: int | None = None
-) -> None:
-    console = Console(markup=False)  # `[REDACTED:…]` and brackets in session text are text
-    if not rows:
-        console.print(f"no {title} found")
-        return
-    shown = rows[: limit or TABLE_ROWS]
-    columns = [
-        c
-        for c in _TABLE_COLUMNS.get(kind or title, tuple(rows[0]))
-        if c in rows[0] and (c not in _ONLY_WHEN_SET or any(row.get(c) is not None for row in shown))
-    ]
-    more = len(shown) < len(rows)
-    table = Table(title=f"{title} ({len(shown)}{'; more exist' if more else ''})")
-    for column in columns:
-        table.add_column(column, overflow="fold")
-    for row in shown:
-        table.add_row(*(_cell(column, row.get(column)) for column in columns))
-    console.print(table)
-    if more:
-        console.print("more rows: --limit N to see N of them, --json for every row and field")
 
 
 _query_command(

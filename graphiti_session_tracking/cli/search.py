@@ -11,7 +11,8 @@ from graphiti_session_tracking.graph.backends import open_backend
 from graphiti_session_tracking.graph.schema import DEFAULT_SEARCH_LIMIT, SEARCH_TYPES
 
 from .app import main
-from .query import print_table, scope_group_option
+from .query import scope_group_option
+from .render import layout_of, output_options, print_table, reader_may_leave
 from .shell import UsageFailure, backend_options, pipeline, run
 
 
@@ -29,13 +30,23 @@ from .shell import UsageFailure, backend_options, pipeline, run
     help="At most this many hits.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print hits as JSON.")
+@output_options
 @backend_options
-def search(text: str, group_id: str | None, kind: str | None, limit: int, as_json: bool, **opts: Any) -> None:
+def search(
+    text: str,
+    group_id: str | None,
+    kind: str | None,
+    limit: int,
+    as_json: bool,
+    layout: str | None,
+    **opts: Any,
+) -> None:
     """Graphiti's search over the session graph: entities, facts and session episodes, best first.
 
     Full text (BM25) without an embedder; hybrid (full text + embeddings) when the config enables
     one. Every group unless --group-id. JSON rows: kind (node, edge, episode), type (label or
-    relation), text (name or fact), uuid, group_id, score.
+    relation), text (name or fact), uuid, group_id, score. A table on a terminal, tab-separated
+    lines (--plain) in a pipe or a file unless --table.
 
     \b
     Example:
@@ -44,6 +55,7 @@ def search(text: str, group_id: str | None, kind: str | None, limit: int, as_jso
     """
     from graphiti_session_tracking.graph.search import SearchError, search_sessions
 
+    output = layout_of(as_json, layout)
     sessions = pipeline(opts, writable=False)
 
     async def go() -> list[dict[str, Any]]:
@@ -55,10 +67,11 @@ def search(text: str, group_id: str | None, kind: str | None, limit: int, as_jso
         rows = run(go())
     except SearchError as exc:
         raise UsageFailure(str(exc)) from exc
-    if as_json:
+    if output == "json":
         click.echo(json.dumps(rows, indent=2))
         return
-    if not rows:
-        click.echo(f"nothing found for {text!r}")
-        return
-    print_table(rows, title=f"search: {text}", kind="search")
+    with reader_may_leave():
+        if not rows:
+            click.echo(f"nothing found for {text!r}")
+            return
+        print_table(rows, title=f"search: {text}", kind="search", limit=limit, plain=output == "plain")
