@@ -269,7 +269,10 @@ async def _open_neo4j(config: GraphConfig, writable: bool) -> Backend:
         raise BackendError(f"invalid Neo4j URI {uri!r}: expected bolt://host:7687 or neo4j://host:7687")
     user, password = config.user or "neo4j", config.password or ""
     timeout = config.connect_timeout_s
-    client = _neo4j_client(uri, user, password, timeout)
+    try:  # a URI the driver refuses (a password in a neo4j:// URI) is named, masked
+        client = _neo4j_client(uri, user, password, timeout)
+    except Exception as exc:
+        raise BackendError(f"cannot reach Neo4j at {uri}: {_reason(exc, config)}") from exc
 
     def graphiti_driver() -> GraphDriver:
         from graphiti_core.driver.neo4j_driver import Neo4jDriver
