@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -21,7 +20,7 @@ from graphiti_session_tracking.private_files import private_folder, write_privat
 from graphiti_session_tracking.uri import mask_uri
 
 from .app import main
-from .shell import UsageFailure, backend_options, graph_config
+from .shell import UsageFailure, backend_options, graph_config, group_ids
 
 
 @main.group()
@@ -129,17 +128,12 @@ def graphiti_mcp(config_yaml: Path | None, **opts: Any) -> None:
     Example:
       graphiti-sessions config graphiti-mcp --config-yaml ~/graphiti/mcp_server/config/config.yaml
     """
-    from graphiti_session_tracking.graph.backends import BackendError, open_backend
+    from graphiti_session_tracking.graph.backends import BackendError
     from graphiti_session_tracking.graph.graphiti_mcp import advise
 
     loaded, graph = graph_config(opts, writable=None)
-
-    async def groups() -> list[str]:
-        async with open_backend(graph, writable=False) as backend:
-            return await backend.list_groups()
-
     try:
-        found = asyncio.run(groups())
+        found = group_ids(graph)
     except BackendError as exc:
         found = []
         click.echo(f"warning: cannot read the graph's groups: {mask_uri(str(exc))}", err=True)

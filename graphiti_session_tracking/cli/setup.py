@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from graphiti_session_tracking.hooks.settings import HOSTS, Scope, install, sett
 from graphiti_session_tracking.private_files import private_folder, write_private
 
 from .app import main
-from .shell import UsageFailure, backend_options, graph_config
+from .shell import UsageFailure, backend_options, graph_config, group_ids
 
 
 @main.command()
@@ -91,7 +90,7 @@ def setup(for_project: bool, graphiti_dir: Path | None, remove: bool, **opts: An
 def _graphiti_entry(directory: Path, opts: dict[str, Any]) -> dict[str, Any]:
     """The upstream server's entry, with a config.yaml for this graph written under ~/.graphiti;
     refused (nothing changed) when it could not read this graph."""
-    from graphiti_session_tracking.graph.backends import BackendError, open_backend
+    from graphiti_session_tracking.graph.backends import BackendError
     from graphiti_session_tracking.graph.graphiti_mcp import advise
 
     if not (directory / "main.py").is_file():
@@ -105,12 +104,8 @@ def _graphiti_entry(directory: Path, opts: dict[str, Any]) -> dict[str, Any]:
             "both can reach (--backend neo4j or falkordb, or database.backend in the config) and run setup with it"
         )
 
-    async def groups() -> list[str]:
-        async with open_backend(graph, writable=False) as backend:
-            return await backend.list_groups()
-
     try:
-        found = asyncio.run(groups())
+        found = group_ids(graph)
     except BackendError as exc:
         raise UsageFailure(f"cannot reach the graph for the Graphiti MCP server: {exc}") from exc
     advice = advise(loaded, graph, found)

@@ -176,6 +176,17 @@ def graph_config(opts: dict[str, Any], *, writable: bool | None = True) -> tuple
     return config, graph
 
 
+def group_ids(graph: GraphConfig) -> list[str]:
+    """The graph's group ids, read-only (BackendError when it cannot be reached)."""
+    from graphiti_session_tracking.graph.backends import open_backend
+
+    async def groups() -> list[str]:
+        async with open_backend(graph, writable=False) as backend:
+            return await backend.list_groups()
+
+    return asyncio.run(groups())
+
+
 def pipeline(
     opts: dict[str, Any], *, use_llm: bool | None = None, writable: bool | None = True, check: bool = True
 ) -> Pipeline:
