@@ -1,0 +1,87 @@
+"""Which channel each offline decision row came from, and how often each channel's rows are true,
+per split and agent: counts only, so the test split can be diagnosed without anyone reading its
+transcripts or labels. A channel worth keeping is judged on dev; test only confirms.
+
+    .venv/bin/python bench/decision_kinds.py [--split test|dev]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from fidelity import DEFAULT_CORPUS, _all_phrases, load_split
+
+from graphiti_session_tracking.summary.decisions import extract as extract_module
+from graphiti_session_tracking.summary.decisions.record import _Found
+from graphiti_session_tracking.transcripts.reader import read_transcript
+
+_CHANNELS = (
+    "_asked",
+    "_bypassed",
+    "_plans",
+    "_rejections",
+    "_picked_or_accepted",
+    "_marked",
+    "_listed",
+    "_merged",
+)
+
+
+def _tagging(name: str, source: dict[int, str]) -> Callable[..., Iterator[_Found]]:
+    original = getattr(extract_module, name)
+
+    def tagged(*args: Any, **kwargs: Any) -> Iterator[_Found]:
+        for item in original(*args, **kwargs):
+            source[id(item.record)] = name.strip("_")
+            yield item
+
+    return tagged
+
+
+def diagnose(split: str, corpus: Path) -> None:
+    source: dict[int, str] = {}
+    originals = {name: getattr(extract_module, name) for name in (*_CHANNELS, "_phrased")}
+    for name in originals:
+        setattr(extract_module, name, _tagging(name, source))
+    true: Counter[str] = Counter()
+    rows: Counter[str] = Counter()
+    try:
+        for transcript, label in load_split(corpus, split):
+            session = read_transcript(transcript)
+            labels = list(label.get("decisions", []))
+            taken: set[int] = set()
+            for record in extract_module.extract_decisions(session):
+                channel = f"{session.agent}: {source.get(id(record), '?')}"
+                rows[channel] += 1
+                text = f"{record.decision} || {record.rationale or ''}"
+                hit = next(
+                    (i for i, lab in enumerate(labels) if i not in taken and _all_phrases(text, lab)), None
+                )
+                if hit is not None:
+                    taken.add(hit)
+                    true[channel] += 1
+    finally:
+        for name, original in originals.items():
+            setattr(extract_module, name, original)
+    print(f"\n{split}: decision rows by channel (true / rows)")
+    for channel, n in rows.most_common():
+        print(f"  {true[channel]:4} / {n:<4} {channel}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--split", choices=("test", "dev"), default=None)
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    args = parser.parse_args()
+    for split in (args.split,) if args.split else ("test", "dev"):
+        diagnose(split, args.corpus)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
