@@ -22,6 +22,7 @@ from fidelity import DEFAULT_CORPUS, _all_phrases, load_split
 
 from graphiti_session_tracking.summary import errors as errors_module
 from graphiti_session_tracking.summary.errors import lines as lines_module
+from graphiti_session_tracking.summary.errors import verdict
 from graphiti_session_tracking.summary.errors import walk as errors_walk
 from graphiti_session_tracking.summary.model import ErrorResolution
 from graphiti_session_tracking.transcripts.model import Session, ToolCall
@@ -141,7 +142,7 @@ def diagnose(split: str, corpus: Path) -> None:
             if call is None:
                 missed[f"in the {where}" if where != "nowhere verbatim" else where] += 1
                 continue
-            lines = errors_module.failure_lines(call)
+            lines = verdict.failure_lines(call)
             if any(c is call for c in row_calls):
                 kind = "a row from that call with another line"
                 lines_seen[

@@ -404,7 +404,7 @@ async def test_code_mode_scripts_are_read_as_the_calls_they_make() -> None:
     still running when its time slice ended gets the output of the `wait` that saw it complete; the
     script header is gone; a command the shell could not run is a failure though no exit status
     is recorded."""
-    from graphiti_session_tracking.summary.errors.lines import failure_lines
+    from graphiti_session_tracking.summary.errors.verdict import failure_lines
 
     session = read_transcript(CODE_MODE)
     calls = session.tool_calls

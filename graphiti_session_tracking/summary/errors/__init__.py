@@ -26,8 +26,8 @@ that opens failures and resolves them), `record` (root cause, fix and verificati
 makes two errors one across sessions.
 """
 
-from .lines import failure_lines
 from .signature import error_signature
+from .verdict import failure_lines
 from .walk import extract_errors_resolved
 
 __all__ = ["error_signature", "extract_errors_resolved", "failure_lines"]

@@ -11,19 +11,9 @@ from graphiti_session_tracking.transcripts import Session, ToolCall
 from .._sentences import Sentence, cut, split_sentences
 from ..model import ErrorResolution
 from .commands import _PASTED, Key, _bare, _command, _is_check, _kind_key
-from .lines import (
-    _MAX_RECORDS_PER_RUN,
-    _RAN_TESTS,
-    _VOLATILE,
-    _clean,
-    _message_tail,
-    _signature,
-    _stalled,
-    failure_lines,
-    pasted_errors,
-    reported_lines,
-)
+from .lines import _MAX_RECORDS_PER_RUN, _VOLATILE, _clean, _message_tail, _signature, pasted_errors
 from .record import _fix, _record, _verification
+from .verdict import _RAN_TESTS, _stalled, failure_lines, reported_lines
 
 # A merge that stopped on conflicts is done when the merge is committed or continued.
 _CONFLICTED = re.compile(r"^CONFLICT \(", re.MULTILINE)

@@ -1,0 +1,164 @@
+"""Whether a call's result says the work failed, and with which lines: a failing command told from
+a lookup, a refusal, a hiccup or a command the shell could not run; errors a command reported while
+exiting 0; a command stalled at a prompt. The lines themselves are read by `lines`."""
+
+from __future__ import annotations
+
+import re
+
+from graphiti_session_tracking.tools.model import ToolIntent
+from graphiti_session_tracking.transcripts import ToolCall, ToolKind
+
+from .._sentences import cut
+from .commands import _is_check, _kind_key, _verdict
+from .lines import (
+    _EXIT_CODE,
+    _TIMED_OUT,
+    _WARNING,
+    ERROR_LIMIT,
+    _clean,
+    _distinct,
+    _first_line,
+    _meaningful_lines,
+    _telling_line,
+    _told_in_words,
+    error_lines,
+)
+
+# Results that are "errors" only in form: the harness refusing a call, or the user saying no.
+_NOT_AN_ERROR = re.compile(
+    r"doesn't want to proceed|user rejected|rejected by (?:the )?user|\[Request interrupted|"
+    r"was interrupted by the user|Command running in background|was blocked\. For security|"
+    r"^Sibling tool call errored|Permission for this action (?:was|has been) denied|"
+    r"permission to use \S+ has been denied|denied by the Claude Code auto mode|"
+    # the user's own Claude Code hooks failing: their setup, not the session's work
+    r"\b(?:PreToolUse|PostToolUse|UserPromptSubmit|Stop|SubagentStop|SessionStart|SessionEnd|PreCompact)"
+    r"(?::\w+)? hook\b|non-blocking status code|hook (?:error|execution|command) ",
+    re.IGNORECASE,
+)
+# A program refusing its own arguments says so without its name: `error: unrecognized subcommand 'bun'`.
+_USAGE = re.compile(
+    r"(?i)\b(?:unrecognized|unknown|unexpected|invalid) (?:sub)?(?:command|option|argument|flag)s?\b|"
+    r"\bno such (?:sub)?command\b|\bunrecognized arguments\b"
+)
+# Looking around that found nothing: not the work failing.
+_HICCUP = re.compile(
+    r"no such file or directory|no matches found|cannot access|not a directory|is a directory|"
+    r"command not found|is not recognized as|not found in file|No changes to make|"
+    r"No local changes to save|nothing to commit|nothing added to commit|Already up to date|No stash entries",
+    re.IGNORECASE,
+)
+# Signs of failure in the output of a command whose exit code a pipe may have hidden.
+_FAILED_OUTPUT = re.compile(
+    r"^Traceback \(most recent call last\):|^FAILED\b|^ERROR collecting|^--- FAIL|^FAIL\s|"
+    r"test result: FAILED|^error\[E\d+\]: |\berror TS\d+:|(?<![A-Za-z]\s)\b[1-9]\d* failed\b|^\s*[1-9]\d* fail$|"
+    r"\b[1-9]\d* errors? (?:in|during)\b|^npm ERR!|^\[ERROR\] |^Would reformat|\bERROR task failed$",
+    re.MULTILINE,
+)
+_RAN_TESTS = re.compile(r"\b\d+ (?:passed|failed)\b|^(?:ok|FAIL|---)\s", re.MULTILINE)
+# Failures the harness reports for a file tool that are the machine's, not the agent's.
+_SYSTEM_ERROR = re.compile(
+    r"\bEACCES\b|\bEPERM\b|permission denied|read-only file system|no space left", re.I
+)
+
+
+# The shell could not run the command at all (a program not installed, a script with Windows line
+# endings, a path that is not there): the environment failed, whatever the command was for, and
+# whether or not its exit status was recorded (Codex's code mode records none).
+_COULD_NOT_RUN = re.compile(
+    r"^(?:[\w./-]*(?:bash|zsh|sh|dash)(?::\d+)?: (?:line \d+: )?)?(?:[^:\n]+: )?command not found(?:: \S+)?$"
+    r"|^[\w./-]+: line \d+: .+: command not found$"
+    r"|^/usr/bin/env: .+: No such file or directory$"
+    r"|^[\w./-]*(?:bash|zsh|sh|dash)(?::\d+)?: (?:line \d+: )?[\w./-]+: (?:No such file or directory|Permission denied)$"
+    r"|^.*: bad interpreter: .*$",
+    re.MULTILINE,
+)
+
+
+def failure_lines(call: ToolCall) -> list[str] | None:
+    """The distinct failing lines of a failed command; [] when it succeeded; None when it says
+    nothing about the work (no result, not a command, a refusal, a lookup, a hiccup)."""
+    result = call.result
+    if result is None:
+        return None
+    if call.kind is not ToolKind.COMMAND:
+        line = _first_line(_clean(result.text))
+        if result.is_error and _SYSTEM_ERROR.search(line):
+            return [cut(line, ERROR_LIMIT)]  # a Write refused by the file system
+        return [] if _kind_key(call)[1] != call.name else None
+    text = _clean(result.text)
+    if _NOT_AN_ERROR.search(text[:500]):
+        return None
+    could_not_run = [cut(m.group(0).strip(), ERROR_LIMIT) for m in _COULD_NOT_RUN.finditer(text)]
+    if could_not_run:
+        return _distinct(could_not_run)
+    verdict = _verdict(call)
+    if verdict is not None and verdict.kind.intent in (ToolIntent.READ, ToolIntent.SEARCH):
+        return None  # `grep` finding nothing or `ls` of a missing folder is looking, not failing
+    if _TIMED_OUT.match(text):
+        # A server or watcher stopped at the time limit ran; a check that hung says nothing.
+        return None if _is_check(call) else error_lines(text)
+    code = _EXIT_CODE.match(text)
+    failed = (
+        result.is_error or (code is not None and code.group(1) != "0") or bool(_FAILED_OUTPUT.search(text))
+    )
+    if not failed:
+        return []
+    lines = error_lines(text)
+    if lines:
+        return [_named(call, line) for line in lines]
+    first = _first_line(text)
+    if not first or _HICCUP.search(text):
+        return None  # a failure that names nothing, or a missing file: not the work failing
+    return [cut(_telling_line(text) or first, ERROR_LIMIT)]
+
+
+def _named(call: ToolCall, line: str) -> str:
+    """A usage error with the program it came from (`rtk: error: unrecognized subcommand 'bun'`):
+    the line alone does not say which program refused its arguments."""
+    program = _kind_key(call)[1]
+    if not program or not _USAGE.search(line) or program in line:
+        return line
+    return cut(f"{program}: {line}", ERROR_LIMIT)
+
+
+def reported_lines(call: ToolCall) -> list[str]:
+    """Errors a command of the work reported in words while exiting 0 (a script that logs each
+    failure and goes on: `Error processing a.json: bad escape`); [] for a lookup, or when it only
+    printed positions or stack frames (a hook's test logs)."""
+    result = call.result
+    if call.kind is not ToolKind.COMMAND or result is None or result.is_error:
+        return []
+    verdict = _verdict(call)
+    if verdict is not None and verdict.kind.intent in (ToolIntent.READ, ToolIntent.SEARCH):
+        return []
+    text = _clean(result.text)
+    if _NOT_AN_ERROR.search(text[:500]) or _TIMED_OUT.match(text) or _HICCUP.search(text):
+        return []
+    if _RAN_TESTS.search(text):
+        return []  # tests ran and passed (a commit's hook): what they logged is theirs
+    return _told_in_words(_meaningful_lines(text))
+
+
+# A question left waiting for an answer: `? Use src/? › No / Yes`, `Continue? [y/N]`.
+_PROMPT = re.compile(r"^\s*\?\s+\S.*\?.*›|(?:\(y/n\)|\[y/n\]|\(yes/no\)|\[yes/no\])\s*:?\s*$", re.IGNORECASE)
+
+
+def _stalled(call: ToolCall) -> str | None:
+    """The prompt a command stopped at, when its output ends on a question nobody answered (a
+    scaffolder asking for options in a shell with no input): it did not run, though it exited 0."""
+    result = call.result
+    if call.kind is not ToolKind.COMMAND or result is None or result.is_error:
+        return None
+    last = next(
+        (
+            line
+            for line in reversed(_clean(result.text).splitlines())
+            if line.strip() and not _WARNING.match(line)
+        ),
+        "",
+    )
+    if not _PROMPT.search(last) or "✔" in last:
+        return None
+    program = " ".join(_kind_key(call)[1:])
+    return cut(f"`{program}` waited for an answer at an interactive prompt: {last.strip()}", ERROR_LIMIT)
