@@ -4,6 +4,7 @@ transcripts that share a session id merged into one session, exact copies set as
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -31,14 +32,22 @@ if TYPE_CHECKING:
     Tools = tuple[UnifiedToolClassifier | None, EnhancedSessionSummarizer | None, Redactor]
 
 
+KEEP_STATE_S = 24 * 3600  # a transcript touched this recently may still grow (see `may_grow`)
+
+
 @dataclass
 class PreparedSource:
     """A source read and summarized, waiting to be written."""
 
     path: Path
     summary: EnhancedSessionSummary
-    session_state: bytes | None  # the parsed session, encoded for the ledger; None for .json files
+    # The parsed session, encoded (None for summary .json files): to merge the parts of one
+    # session in this run, and for the ledger to continue a transcript that grows. Redacted only
+    # when the ledger keeps it (`keep_state`): redacting every message is a third of a first
+    # ingest, and a transcript no agent has touched for a day rarely grows again.
+    session_state: bytes | None
     byte_offset: int
+    keep_state: bool = False
     # Other transcripts of the same session id read in this run, merged into `summary` (recorded
     # in the ledger with it), and exact copies of them (recorded, not written).
     parts: list[PreparedSource] = field(default_factory=list)
@@ -193,6 +202,11 @@ async def prepare_planned(
     return Prepared(report, prepared, duplicates)
 
 
+def _is_transcript(path: Path) -> bool:
+    """A session's transcript, not a summary .json file (whose records cannot be merged)."""
+    return not (path.suffix == ".json" and not is_session_json(path))
+
+
 def _fail(report: IngestReport, source: Path, exc: Exception) -> None:
     """A source that cannot be used, with its real reason (a loop, no permission, bad content)."""
     error = f"{source}: {unreadable_reason(source, exc)}" if isinstance(exc, OSError) else str(exc)
@@ -233,9 +247,7 @@ async def _one_per_session(
         earlier = [
             r
             for r in (ledger.sources_of_session(session_id) if ledger is not None else [])
-            if Path(r.path) not in in_run
-            and ledger is not None
-            and ledger.session_state(Path(r.path)) is not None
+            if Path(r.path) not in in_run and _is_transcript(Path(r.path))
         ]
         if len(transcripts) == 1 and not earlier:
             result.append(transcripts[0])
@@ -274,10 +286,15 @@ async def _merge(
             )
             continue
         state = ledger.session_state(path) if ledger is not None else None
-        if state is not None:
-            seen.setdefault(record.content_hash, record.path)
-            sessions.append(state)
-            names.append(record.path)
+        if state is None:  # its state was not kept (or cannot be read): its file, unchanged, is read again
+            try:
+                state = read_transcript(path)
+            except (OSError, ValueError) as exc:
+                report.problems.append(f"{path}: recorded for session {session_id} but unreadable now: {exc}")
+                continue
+        seen.setdefault(record.content_hash, record.path)
+        sessions.append(state)
+        names.append(record.path)
     primary: PreparedSource | None = None
     copies: list[Duplicate] = []
     for item in transcripts:
@@ -352,13 +369,25 @@ async def _prepare_one(
     report.problems.extend(f"{source}: {note}" for note in summary.notes or [])
     report.llm_calls += summary.llm_calls
     # Only the compact state is kept until the write: many sessions in one run stay small.
+    keep = may_grow(source)
     return PreparedSource(
         source,
         summary,
-        encode_session(session, redactor.redact),
+        encode_session(session, redactor.redact if keep else None),
         session.end_offset,
+        keep_state=keep,
         project_root=session.project_root,
     )
+
+
+def may_grow(source: Path, now: float | None = None) -> bool:
+    """Whether an agent may still append to the transcript (touched within KEEP_STATE_S): only
+    then does the ledger keep its parsed state, so that its next read continues where this one
+    stopped; an older one that grows after all is read whole again."""
+    try:
+        return (now if now is not None else time.time()) - source.stat().st_mtime < KEEP_STATE_S
+    except OSError:
+        return False
 
 
 async def _read_and_summarize(

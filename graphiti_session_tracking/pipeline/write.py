@@ -86,7 +86,7 @@ def _record(
         session_id=session_id,
         group_id=group_id,
         summary_version=version,
-        session=item.session_state,
+        session=item.session_state if item.keep_state else None,  # only a redacted state is kept
     )
 
 

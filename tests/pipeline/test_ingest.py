@@ -74,6 +74,34 @@ async def test_grown_transcript_is_read_from_the_offset_and_graph_equals_a_full_
     assert without_version(incremental) == without_version(full)
 
 
+async def test_a_transcript_quiet_for_a_day_keeps_no_state_and_is_read_whole_when_it_grows(
+    falkordb_config: GraphConfig, tmp_path: Path
+) -> None:
+    lines = PORT.read_bytes().splitlines(keepends=True)
+    source = tmp_path / "c7d3d95c-57f0-4359-8f4b-926a9bef5a3f.jsonl"
+    source.write_bytes(b"".join(lines[:50]))
+    days_ago = time.time() - 2 * 86400
+    os.utime(source, (days_ago, days_ago))
+    group = GroupId.for_project("/tmp/tmpqwh7888i")
+    async with open_backend(falkordb_config) as backend:
+        with Ledger(tmp_path / "ledger.sqlite") as ledger:
+            assert (await ingest_paths(backend, [source], ledger=ledger)).ingested == 1
+            assert ledger.session_state(source) is None  # nothing kept, nothing to redact
+            source.write_bytes(b"".join(lines))  # resumed: touched now
+            second = await ingest_paths(backend, [source], ledger=ledger)
+            assert second.ingested == 1 and second.read_incrementally == 0  # read whole
+            assert ledger.session_state(source) is not None  # now it may grow again
+        driver = await backend.driver_for(group)
+        grown = await dump(driver, group)
+        await driver.execute_query("MATCH (n) WHERE n.group_id = $g DETACH DELETE n", g=group)
+        await ingest_paths(backend, [source])
+        full = await dump(driver, group)
+    for state in (grown, full):
+        for node in state["nodes"]:
+            node["props"].pop("summary_version", None)
+    assert grown == full
+
+
 def test_cli_second_run_skips_and_grown_file_is_reingested(
     falkordb_config: GraphConfig, tmp_path: Path
 ) -> None:

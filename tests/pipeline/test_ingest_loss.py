@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,7 @@ from graph.test_writer import dump
 from graphiti_session_tracking.config import GraphConfig
 from graphiti_session_tracking.graph.backends import open_backend
 from graphiti_session_tracking.group_id import GroupId
+from graphiti_session_tracking.pipeline.ledger import Ledger
 
 CWD = "/tmp/loss-project"
 GROUP = GroupId.for_project(CWD)
@@ -267,6 +270,30 @@ async def test_a_fork_sharing_history_is_merged_into_one_session(
     second = cli("ingest", str(two), *solo)
     assert [(s["status"], len(s["sources"])) for s in second["sessions"]] == [("replaced", 2)]
     assert (await group_state(config, GROUP))["files"] == ["a.py", "b.py", "c.py"]
+
+
+async def test_a_part_arriving_after_its_session_went_quiet_merges_with_the_file_read_again(
+    falkordb_config: GraphConfig, tmp_path: Path
+) -> None:
+    """A transcript untouched for days keeps no parsed state in the ledger (redacting it is a third
+    of a first ingest): a later part of its session is merged with it read again from its file."""
+    shared = Transcript("quiet").user("Add a", uid="h1").write(f"{CWD}/a.py", uid="h2").reply("ok", uid="h3")
+    history = list(shared.records)
+    one = shared.user("Now b").write(f"{CWD}/b.py").reply("b done").save(tmp_path / "one" / "quiet.jsonl")
+    days_ago = time.time() - 3 * 86400
+    os.utime(one, (days_ago, days_ago))
+    fork = Transcript("quiet", 30)
+    fork.records = [*history]
+    two = fork.user("Rather c").write(f"{CWD}/c.py").reply("c done").save(tmp_path / "two" / "quiet.jsonl")
+    args = ["--json", "--no-llm", *backend_cli_args(falkordb_config)]
+    assert cli("ingest", str(one), *args)["ingested"] == 1
+    with Ledger(Path(f"{falkordb_config.db_path}.ledger.sqlite")) as ledger:
+        assert ledger.get(one) is not None and ledger.session_state(one) is None
+    second = cli("ingest", str(two), *args)
+    assert [(s["status"], len(s["sources"])) for s in second["sessions"]] == [("replaced", 2)]
+    assert (await group_state(falkordb_config, GROUP))["files"] == ["a.py", "b.py", "c.py"]
+    with Ledger(Path(f"{falkordb_config.db_path}.ledger.sqlite")) as ledger:
+        assert ledger.session_state(two) is not None  # touched today: it may grow, its state is kept
 
 
 async def test_a_sub_agent_transcript_passed_directly_adds_nothing_twice(
