@@ -11,7 +11,7 @@ EXAMPLES := bench/corpus/dev/transcripts
 DEMO := GRAPHITI_HOME=$(CURDIR)/.demo $(BIN)/graphiti-sessions
 DEMO_DB := --db $(CURDIR)/.demo/sessions.falkordb
 
-.PHONY: setup install run test lint neo4j-test-server graphiti-mcp-server clean
+.PHONY: setup install run test lint neo4j-test-server graphiti-mcp-server chromium clean
 
 setup: $(STAMP)
 
@@ -55,7 +55,11 @@ neo4j-test-server: $(STAMP)
 graphiti-mcp-server: $(STAMP)
 	$(BIN)/python tests/support/graphiti_mcp_server.py build
 
-test: lint neo4j-test-server graphiti-mcp-server
+# The browser the web view's tests drive (Debian's chromium)
+chromium:
+	scripts/ensure-chromium
+
+test: lint neo4j-test-server graphiti-mcp-server chromium
 	GRAPHITI_TELEMETRY_ENABLED=false $(BIN)/pytest -ra $(PYTEST_ARGS)
 
 clean:

@@ -52,6 +52,7 @@ COMMANDS = {
     "search": "search",
     "setup": "setup",
     "summarize": "summarize",
+    "view": "view",
     "watch": "watch",
 }
 

@@ -1,0 +1,1 @@
+"""`graphiti-sessions view`: a read-only local web page over the session graph (docs/view.md)."""
