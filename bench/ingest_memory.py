@@ -7,6 +7,10 @@ copy a session of its own (a new session id), and ingests them with `graphiti-se
 into a fresh FalkorDB Lite file, in a process of its own whose peak RSS is printed (the database
 server is a process of its own). Goals: at least 40 sessions/s end to end on 2 cores; peak memory
 at most 250 MB and flat in the number of sessions (the largest run against the smallest close to 1x).
+
+A backfill's transcripts are old: the copies are dated `--age-days` ago (3 by default), so the
+ledger keeps no parsed state for them (pipeline/prepare.py `may_grow`); with `--live` they are
+dated now, as a session an agent is still writing, whose state is redacted and kept.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ CORPUS = Path(__file__).resolve().parent / "corpus" / "dev" / "transcripts"
 _SESSION_ID = re.compile(rb'"sessionId":\s*"[^"]*"')
 
 
-def copies(folder: Path, count: int) -> int:
+def copies(folder: Path, count: int, age_days: float) -> int:
     """`count` sessions made of the corpus transcripts; their total size in bytes."""
     originals = [p.read_bytes() for p in sorted(CORPUS.glob("*.jsonl"))]
     size = 0
@@ -35,15 +39,17 @@ def copies(folder: Path, count: int) -> int:
         target = folder / f"project-{index % 20}" / f"{session}.jsonl"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
+        when = time.time() - age_days * 86400
+        os.utime(target, (when, when))
         size += len(data)
     return size
 
 
-def run(count: int) -> tuple[float, float, int]:
+def run(count: int, age_days: float) -> tuple[float, float, int]:
     """(seconds, peak MB of the ingest process, bytes read) for a first ingest of `count` sessions."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "transcripts"
-        size = copies(folder, count)
+        size = copies(folder, count, age_days)
         env = {
             **os.environ,
             "GRAPHITI_HOME": str(Path(tmp) / "home"),
@@ -80,11 +86,14 @@ def run(count: int) -> tuple[float, float, int]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sessions", default="100,500,1000")
+    parser.add_argument("--age-days", type=float, default=3.0)
+    parser.add_argument("--live", action="store_true", help="copies dated now (sessions still being written)")
     args = parser.parse_args()
+    age = 0.0 if args.live else args.age_days
     counts = [int(n) for n in args.sessions.split(",")]
     results = {}
     for count in counts:
-        elapsed, peak, size = run(count)
+        elapsed, peak, size = run(count, age)
         results[count] = peak
         print(
             f"{count:>6} sessions ({size / 1e6:.0f} MB): {elapsed:.1f} s, {count / elapsed:.1f} sessions/s "
