@@ -146,9 +146,21 @@ class EmbedderOpenAISection(_Strict):
     base_url: str | None = Field(default=None, description="Any OpenAI-compatible endpoint; null: OpenAI.")
 
 
+class EmbedderLocalSection(_Strict):
+    """graphiti-sessions' own local embedder: no key, no service, no download (the weights ship
+    in the `wordllama` package). Its vectors are ours alone: the Graphiti MCP server never reads them."""
+
+    enabled: bool = Field(
+        default=True,
+        description="Embed sessions, decisions, errors and settings on ingest with the local model, for "
+        "hybrid search (when embedder.enabled is false) and the recap's novelty; false: as before.",
+    )
+
+
 class EmbedderSection(_Strict):
     """Embeddings of names and facts, for hybrid search (ours and the Graphiti MCP server's, which
-    must use the same model and dimensions). Without them search is full text only."""
+    must use the same model and dimensions). Without them search is full text, or hybrid with
+    graphiti-sessions' local embedder (`local`)."""
 
     enabled: bool = Field(default=False, description="Embed on ingest (graphiti-sessions' key).")
     provider: str = Field(default="openai", description="openai (any OpenAI-compatible endpoint).")
@@ -156,6 +168,7 @@ class EmbedderSection(_Strict):
     dimensions: int = Field(default=1536, gt=0, description="Embedding size (as the server's).")
     batch_size: int = Field(default=100, ge=1, description="Texts per embedding request.")
     openai: EmbedderOpenAISection = Field(default_factory=EmbedderOpenAISection)
+    local: EmbedderLocalSection = Field(default_factory=EmbedderLocalSection)
     azure_openai: dict[str, Any] | None = _server()
     voyage: dict[str, Any] | None = _server()
     gemini: dict[str, Any] | None = _server()
@@ -363,6 +376,7 @@ class EmbedderConfig(_Strict):
     api_key_env: str = "OPENAI_API_KEY"
     dimensions: int = 1536
     batch_size: int = 100
+    local: bool = True  # graphiti-sessions' local embedder (our own vectors)
 
 
 class AppConfig(BaseModel):
@@ -447,6 +461,7 @@ class AppConfig(BaseModel):
             api_key_env=e.openai.api_key_env,
             dimensions=e.dimensions,
             batch_size=e.batch_size,
+            local=e.local.enabled,
         )
 
     @property

@@ -43,8 +43,9 @@ def search(
 ) -> None:
     """Graphiti's search over the session graph: entities, facts and session episodes, best first.
 
-    Full text (BM25) without an embedder; hybrid (full text + embeddings) when the config enables
-    one. Every group unless --group-id. JSON rows: kind (node, edge, episode), type (label or
+    Hybrid by default: full text (BM25) plus the local embedder's nearest records, fused by
+    reciprocal rank; with embedder.enabled, Graphiti's hybrid with that embedder; with neither
+    (embedder.local.enabled: false), full text only. Every group unless --group-id. JSON rows: kind (node, edge, episode), type (label or
     relation), text (name or fact), uuid, group_id, score. A table on a terminal, tab-separated
     lines (--plain) in a pipe or a file unless --table.
 
@@ -60,7 +61,9 @@ def search(
 
     async def go() -> list[dict[str, Any]]:
         async with open_backend(sessions.graph, writable=False) as backend:
-            hits = await search_sessions(backend, text, group_id, limit, kind, sessions.embedder)
+            hits = await search_sessions(
+                backend, text, group_id, limit, kind, sessions.embedder, sessions.local_embedder
+            )
         return [hit.to_dict() for hit in hits]
 
     try:

@@ -48,6 +48,9 @@ class SessionGraph:
     entities: list[EntityNode] = field(default_factory=list)
     edges: list[EntityEdge] = field(default_factory=list)
     mentions: list[EpisodicEdge] = field(default_factory=list)
+    # What the local embedder embeds, by entity uuid: the session's summary, each decision,
+    # error and setting (the records a question is about; files and tools are found by name).
+    vector_texts: dict[str, str] = field(default_factory=dict)
 
     @property
     def node_count(self) -> int:
@@ -145,6 +148,7 @@ def map_summary(
     _map_records(graph, summary, sid, previous_session_uuid)
 
     graph.episode.entity_edges = [edge.uuid for edge in graph.edges]
+    graph.vector_texts = vector_texts(graph, summary)
     for node in [session_node, *graph.entities]:
         graph.mentions.append(
             EpisodicEdge(
@@ -469,6 +473,32 @@ class _Records:
                 _relate(
                     graph, node, Relation.COMMITTED_FILE, file_node(path), f"Commit {short} changed {path}"
                 )
+
+
+EMBEDDED_LABELS = (Label.SESSION, Label.DECISION, Label.ERROR_RESOLUTION, Label.CONFIG_CHANGE)
+_SESSION_TEXT_LIMIT = 2_000
+
+
+def session_text(summary: EnhancedSessionSummary) -> str:
+    """The session in a paragraph, for its vector: what it set out to do, how it ended, and what it
+    decided, fixed, changed, did and found (a question names any of these in its own words)."""
+    parts = [summary.objective, f"Outcome: {summary.outcome}."]
+    parts += [d.decision for d in summary.key_decisions or []]
+    parts += [e.error.splitlines()[0] if e.error else "" for e in summary.errors_resolved or []]
+    parts += [f"{c.setting} in {c.file}" for c in summary.config_changes or []]
+    parts += [*(summary.completed_tasks or []), *(summary.discoveries or [])]
+    parts += [c.message for c in summary.commits or []]
+    return cut(" ".join(p for p in parts if p), _SESSION_TEXT_LIMIT)
+
+
+def vector_texts(graph: SessionGraph, summary: EnhancedSessionSummary) -> dict[str, str]:
+    """The text to embed of each embedded record, by its entity uuid (the node's own summary:
+    a decision with its reason, an error with cause and fix, a setting with old and new value)."""
+    texts = {graph.session_node.uuid: session_text(summary)}
+    for node in graph.entities:
+        if Label(node.labels[0]) in EMBEDDED_LABELS:
+            texts[node.uuid] = node.summary
+    return texts
 
 
 def continues_edge(group_id: str, session_id: str, when: datetime, previous_session_uuid: str) -> EntityEdge:

@@ -1,13 +1,17 @@
 """Graphiti's own search over the session graph: entities, relations (facts) and episodes.
 
-Full text (BM25) when no embedder is configured; hybrid (BM25 + cosine similarity, fused by
-reciprocal rank) when one is. Without a group id every group is searched; on FalkorDB that is one
-search per group's graph, merged by score.
+Three ways, by what is configured:
+- full text (BM25) only, with no embedder at all;
+- local hybrid (the default): BM25 over everything plus the local embedder's nearest sessions,
+  decisions, errors and settings (`vectors.py`), fused by reciprocal rank over the whole search
+  (every group at once, so FalkorDB's one graph per group ranks as one list);
+- Graphiti's hybrid with a configured OpenAI-compatible embedder (BM25 + cosine similarity on
+  name_embedding / fact_embedding, fused by Graphiti per kind and graph).
 
 Scores: Graphiti's search keeps only the rank of a full-text hit (its RRF over one list is 1/rank,
 so every list's best hit scored 1.0), so a full-text search asks the same index for the hits' own
 relevance (Lucene BM25 on Neo4j, RediSearch's score on FalkorDB). A hybrid search keeps the fused
-RRF score: the sum of 1/rank over the methods that found the hit.
+RRF score: the sum of 1/rank over the methods that found the hit (at most 2).
 """
 
 from __future__ import annotations
@@ -45,7 +49,10 @@ from pydantic import BaseModel
 
 from graphiti_session_tracking.redact import Gate
 
+from . import vectors
 from .backends import Backend
+from .local_embedder import LocalEmbedder
+from .mapping import EMBEDDED_LABELS
 from .schema import DEFAULT_SEARCH_LIMIT, SEARCH_TYPES
 
 
@@ -146,22 +153,30 @@ async def search_sessions(
     limit: int = DEFAULT_SEARCH_LIMIT,
     kind: str | None = None,
     embedder: EmbedderClient | None = None,
+    local: LocalEmbedder | None = None,
 ) -> list[SearchHit]:
-    """The best `limit` hits for `text` over one group or every group, best first."""
-    if limit < 1:
-        raise SearchError("limit must be at least 1")
-    if kind is not None and kind not in SEARCH_TYPES:
-        raise SearchError(f"unknown type {kind!r}; known: {', '.join(SEARCH_TYPES)}")
-    if not text.strip():
-        return []
-    targets: list[tuple[GraphDriver, list[str] | None]]
-    if group_id is not None:
-        targets = [(await backend.driver_for(group_id), [group_id])]
-    elif backend.graph_per_group:
-        targets = [(await backend.driver_for(g), [g]) for g in await backend.list_groups()]
-    else:
-        targets = [(backend.driver, None)]  # Neo4j: one database holds every group
+    """The best `limit` hits for `text` over one group or every group, best first. `embedder`
+    (configured, OpenAI-compatible) wins over `local`; with neither, full text only."""
+    hits, _ = await scored_search(backend, text, group_id, limit, kind, embedder, local)
+    return hits
 
+
+async def scored_search(
+    backend: Backend,
+    text: str,
+    group_id: str | None = None,
+    limit: int = DEFAULT_SEARCH_LIMIT,
+    kind: str | None = None,
+    embedder: EmbedderClient | None = None,
+    local: LocalEmbedder | None = None,
+) -> tuple[list[SearchHit], str]:
+    """`search_sessions`, and what its scores are: `full_text` (the index's relevance) or `rrf`.
+    A local search that found no vector (a graph written before them, a kind never embedded)
+    keeps the full-text scores rather than ranks of one list."""
+    _check(text, limit, kind)
+    if not text.strip():
+        return [], "full_text"
+    targets = await _targets(backend, group_id)
     hybrid = embedder is not None
     hits: list[SearchHit] = []
     for driver, group_ids in targets:
@@ -170,10 +185,91 @@ async def search_sessions(
             results = await graphiti_search(clients, text, group_ids, config, search_filter, driver=driver)
             found = list(_hits(results))
             hits.extend(found if hybrid else await _index_scored(driver, text, group_ids, found, limit))
-    # Best score first; ties in a stable, readable order.
-    hits.sort(key=lambda h: (-h.score, h.kind, h.type, h.text, h.uuid))
+    scored_by = "rrf" if hybrid else "full_text"
+    if local is not None and not hybrid:
+        near = await _nearest(backend, targets, text, limit, kind, local)
+        if near:
+            hits, scored_by = fuse([_best_first(hits), near]), "rrf"
+    return _redacted(_best_first(hits)[:limit]), scored_by
+
+
+async def nearest_hits(
+    backend: Backend,
+    text: str,
+    local: LocalEmbedder,
+    group_id: str | None = None,
+    limit: int = DEFAULT_SEARCH_LIMIT,
+    kind: str | None = None,
+) -> list[SearchHit]:
+    """The local embedder's leg alone: the records nearest in meaning, scored by cosine similarity."""
+    _check(text, limit, kind)
+    if not text.strip():
+        return []
+    found = await _nearest(backend, await _targets(backend, group_id), text, limit, kind, local)
+    return _redacted(found[:limit])
+
+
+def fuse(lists: Sequence[Sequence[SearchHit]]) -> list[SearchHit]:
+    """Reciprocal-rank fusion: each hit scores the sum of 1/rank (rank 1 the best) over the lists
+    that hold it, as Graphiti's own RRF does; a hit keeps the fields of its first appearance."""
+    first: dict[str, SearchHit] = {}
+    score: dict[str, float] = {}
+    for ranked in lists:
+        for rank, hit in enumerate(ranked, start=1):
+            first.setdefault(hit.uuid, hit)
+            score[hit.uuid] = score.get(hit.uuid, 0.0) + 1.0 / rank
+    return _best_first([replace(hit, score=score[uuid]) for uuid, hit in first.items()])
+
+
+def _check(text: str, limit: int, kind: str | None) -> None:
+    if limit < 1:
+        raise SearchError("limit must be at least 1")
+    if kind is not None and kind not in SEARCH_TYPES:
+        raise SearchError(f"unknown type {kind!r}; known: {', '.join(SEARCH_TYPES)}")
+
+
+async def _targets(backend: Backend, group_id: str | None) -> list[tuple[GraphDriver, list[str] | None]]:
+    """The graphs to search, each with the group ids to filter it by (None: every group)."""
+    if group_id is not None:
+        return [(await backend.driver_for(group_id), [group_id])]
+    if backend.graph_per_group:
+        return [(await backend.driver_for(g), [g]) for g in await backend.list_groups()]
+    return [(backend.driver, None)]  # Neo4j: one database holds every group
+
+
+async def _nearest(
+    backend: Backend,
+    targets: list[tuple[GraphDriver, list[str] | None]],
+    text: str,
+    limit: int,
+    kind: str | None,
+    local: LocalEmbedder,
+) -> list[SearchHit]:
+    """The local embedder's nearest records over every target, best first (cosine similarity:
+    comparable across groups and graphs, unlike full-text scores)."""
+    labels = [label.value for label in EMBEDDED_LABELS]
+    if kind is not None:
+        label = SEARCH_TYPES[kind][0]
+        labels = [label.value] if label in EMBEDDED_LABELS else []
+    vector = local.embed_one(text)
+    if vector is None or not labels:
+        return []
+    kinds = None if len(labels) == len(EMBEDDED_LABELS) else labels
+    hits: list[SearchHit] = []
+    for driver, group_ids in targets:
+        for near in await vectors.nearest(driver, backend.dialect, vector, limit, group_ids, kinds):
+            hits.append(SearchHit("node", near.kind, near.name, near.uuid, near.group_id, near.similarity))
+    return _best_first(hits)[:limit]
+
+
+def _best_first(hits: Iterable[SearchHit]) -> list[SearchHit]:
+    """Best score first; ties in a stable, readable order."""
+    return sorted(hits, key=lambda h: (-h.score, h.kind, h.type, h.text, h.uuid))
+
+
+def _redacted(hits: list[SearchHit]) -> list[SearchHit]:
     gate = Gate()  # a graph written by an older version may hold what today's rules redact
-    return [replace(hit, text=gate.text(hit.text)) for hit in hits[:limit]]
+    return [replace(hit, text=gate.text(hit.text)) for hit in hits]
 
 
 def _plans(kind: str | None, limit: int, hybrid: bool) -> list[tuple[SearchConfig, SearchFilters]]:

@@ -4,7 +4,8 @@ A batch (up to `batch_size` sessions of one group) costs three round trips: the 
 hashes, the group's session times (for CONTINUES), and one write statement. A single statement is
 atomic on both Neo4j and FalkorDB, so a failure leaves each session either wholly written or not
 at all. Labels and relation names come from the fixed sets in `schema`; all values travel as
-parameters. With an embedder, names and facts are embedded in one request per batch.
+parameters. With an embedder, names and facts are embedded in one request per batch; with the
+local embedder, each session, decision, error and setting gets a vector of its own (`vectors.py`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from graphiti_session_tracking.redact import Redactor
 from graphiti_session_tracking.summary import EnhancedSessionSummary
 from graphiti_session_tracking.summary.redaction import redact_summary
 
+from . import vectors
 from .backends import Backend, BackendLost, is_connection_loss
 from .dialect import Dialect
 from .history import (
@@ -36,6 +38,7 @@ from .history import (
     seen_before_edges,
     supersedes_edges,
 )
+from .local_embedder import LocalEmbedder
 from .mapping import SessionGraph, content_hash, continues_edge, map_summary
 from .schema import (
     SHARED_LABELS,
@@ -125,11 +128,16 @@ _LOCK_GROUP = (
 
 
 @lru_cache(maxsize=32)
-def write_query(dialect: Dialect, history: tuple[str, ...] = tuple(HISTORY_SECTIONS)) -> str:
-    """The batch write statement in a database's dialect, with the history sections it needs."""
+def write_query(
+    dialect: Dialect, history: tuple[str, ...] = tuple(HISTORY_SECTIONS), with_vectors: bool = False
+) -> str:
+    """The batch write statement in a database's dialect, with the history sections it needs
+    (and, with the local embedder, the sections that write and prune our vectors)."""
     lock = [_LOCK_GROUP] if dialect.group_lock else []
     recompute = [section for name in history for section in HISTORY_SECTIONS[name]]
-    return _chain([*lock, *_REMOVE_STALE, *_RELINK, *_write_sections(dialect), *recompute])
+    stale = [vectors.REMOVE_STALE, *_REMOVE_STALE] if with_vectors else _REMOVE_STALE
+    own = [vectors.write_section(dialect)] if with_vectors else []
+    return _chain([*lock, *stale, *_RELINK, *_write_sections(dialect), *own, *recompute])
 
 
 EXISTING_QUERY = (
@@ -151,6 +159,7 @@ ELSEWHERE_QUERY = (
 # relations, its episode, the CONTINUES edge of the session after it (re-pointed by a relink
 # pass), and the File and Tool nodes that no other session of the group mentions any more.
 _REMOVE_SESSIONS = [
+    vectors.REMOVE_SESSIONS,
     "UNWIND $sessions AS row MATCH (:Entity)-[c:RELATES_TO {name: $continues}]->(:Entity {uuid: row.session}) "
     "WITH c, c.uuid AS cid, c.episodes AS eps DELETE c WITH cid, eps UNWIND eps AS e "
     "MATCH (ep:Episodic {uuid: e}) SET ep.entity_edges = [x IN coalesce(ep.entity_edges, []) WHERE x <> cid]",
@@ -208,9 +217,12 @@ class SessionGraphWriter:
         embedder: EmbedderClient | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
         redactor: Redactor | None = None,
+        local: LocalEmbedder | None = None,
     ) -> None:
         self.backend = backend
         self.embedder = embedder
+        self.local = local  # our own vectors (gs_embedding), whatever `embedder` is
+        self._indexed: set[str] = set()  # groups whose vector index this writer has made sure of
         self.batch_size = batch_size
         self.redactor = redactor or Redactor()
 
@@ -328,8 +340,14 @@ class SessionGraphWriter:
                 edge = continues_edge(group, session_id, timeline.times[session_id], target)
                 batch.relinked.append((edge, old_uuid))
             params = await self._params(batch)
+            with_vectors = self.local is not None
+            if with_vectors:
+                await self._ensure_index(driver, group)
+                params["vectors"] = self._vectors(batch.graphs)
             await driver.execute_query(
-                write_query(self.backend.dialect, batch.history.sections), group_id=group, **params
+                write_query(self.backend.dialect, batch.history.sections, with_vectors),
+                group_id=group,
+                **params,
             )
         await self._remove_moved(elsewhere)
         return results
@@ -485,6 +503,30 @@ class SessionGraphWriter:
                 touched.decisions = False  # no reversal now or before: nothing to write or undo
             for row in batch.superseded:
                 row["at"] = _time(row["at"], self.backend.dialect)
+
+    async def _ensure_index(self, driver: GraphDriver, group: str) -> None:
+        """The vector index, made once per group's graph (once per database on Neo4j)."""
+        key = group if self.backend.graph_per_group else ""
+        if key not in self._indexed:
+            await vectors.ensure_index(driver, self.backend.dialect)
+            self._indexed.add(key)
+
+    def _vectors(self, graphs: list[SessionGraph]) -> list[dict[str, Any]]:
+        """One row per embedded record of the batch, all embedded in one call."""
+        assert self.local is not None
+        rows: dict[str, dict[str, Any]] = {}
+        for graph in graphs:
+            kinds = {n.uuid: n.labels[0] for n in [graph.session_node, *graph.entities]}
+            for uuid, text in graph.vector_texts.items():
+                rows[uuid] = {
+                    "uuid": uuid,
+                    "vector_uuid": vectors.vector_uuid(uuid),
+                    "group_id": graph.group_id,
+                    "kind": kinds[uuid],
+                    "text": text,
+                }
+        embedded = self.local.embed([row.pop("text") for row in rows.values()])
+        return [{**row, "vector": v} for row, v in zip(rows.values(), embedded, strict=True) if v is not None]
 
     async def _embed(self, nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> None:
         """Embed every name and fact of the batch in one request; without an embedder, none."""

@@ -221,19 +221,25 @@ def build_server(pipeline: Pipeline) -> FastMCP:
         the session summaries) for words or a question; best score first. record_type narrows it
         to one kind: session, decision, error, config, file, tool, test, task, discovery. A hit's
         score is its relevance, higher is better: without embeddings the database's full-text
-        score (above 0, unbounded, comparable within one answer), with embeddings the reciprocal
-        rank fusion of full text and similarity (up to 2); `scored_by` says which."""
+        score (above 0, unbounded, comparable within one answer), with embeddings (the local
+        embedder, on by default, or a configured one) the reciprocal rank fusion of full text and
+        similarity (up to 2); `scored_by` says which."""
         from graphiti_session_tracking.graph.search import SearchError
-        from graphiti_session_tracking.graph.search import search_sessions as search
+        from graphiti_session_tracking.graph.search import scored_search as search
 
         async def answer(scope: Scope) -> dict[str, Any]:
             try:
-                hits = await search(
-                    await graph.backend(), query, scope.group_id, limit, record_type, pipeline.embedder
+                hits, scored_by = await search(
+                    await graph.backend(),
+                    query,
+                    scope.group_id,
+                    limit,
+                    record_type,
+                    pipeline.embedder,
+                    pipeline.local_embedder,
                 )
             except (SearchError, BackendError) as exc:
                 return {"error": str(exc)}
-            scored_by = "rrf" if pipeline.embedder is not None else "full_text"
             return {"scored_by": scored_by, **bounded([hit.to_dict() for hit in hits], limit, scope)}
 
         return await scoped(group_id, all_projects, answer)

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
     from graphiti_core.embedder.client import EmbedderClient
 
+    from graphiti_session_tracking.graph.local_embedder import LocalEmbedder
     from graphiti_session_tracking.graph.writer import SessionGraphWriter
     from graphiti_session_tracking.redact import Redactor
     from graphiti_session_tracking.summary import EnhancedSessionSummarizer
@@ -93,6 +94,19 @@ class Pipeline:
         from graphiti_session_tracking.llm import make_embedder
 
         return make_embedder(settings)
+
+    @cached_property
+    def local_embedder(self) -> LocalEmbedder | None:
+        """graphiti-sessions' own embedder (vectors only we read), or None when the config turns it
+        off; loaded once (0.1 s), from the weights the `wordllama` package ships."""
+        if not self.config.embedder_settings.local:
+            return None
+        from graphiti_session_tracking.graph.local_embedder import LocalEmbedder, LocalEmbedderMissing
+
+        try:
+            return LocalEmbedder.load()
+        except LocalEmbedderMissing as exc:
+            raise ConfigError(f"{exc} (or set embedder.local.enabled: false)") from exc
 
     def summarizers(self) -> Summarizers:
         """The tool classifier (persistent cache) and, with an LLM, the summarizer."""
@@ -163,7 +177,9 @@ class Pipeline:
         from graphiti_session_tracking.graph.writer import SessionGraphWriter
 
         async with open_backend(self.graph, writable=writable) as backend:
-            yield SessionGraphWriter(backend, embedder=self.embedder, redactor=self.redactor)
+            yield SessionGraphWriter(
+                backend, embedder=self.embedder, redactor=self.redactor, local=self.local_embedder
+            )
 
     async def prepare(
         self,
@@ -268,7 +284,9 @@ class Pipeline:
 
         async with open_backend(self.graph, writable=not dry_run) as backend:
             # The old module's summaries are one more source: they enter the graph by the same writer.
-            writer = SessionGraphWriter(backend, embedder=self.embedder, redactor=self.redactor)
+            writer = SessionGraphWriter(
+                backend, embedder=self.embedder, redactor=self.redactor, local=self.local_embedder
+            )
             return await migrate_legacy(
                 backend, files, from_graph=from_graph, group_id=group_id, dry_run=dry_run, writer=writer
             )

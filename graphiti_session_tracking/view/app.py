@@ -185,7 +185,11 @@ def build_app(
             group = GroupId(raw_group) if raw_group else None
         except InvalidGroupIdError as exc:
             raise data.NotFound(str(exc)) from exc
-        hits = await data.search(backend, text, group, pipeline.embedder) if text else []
+        hits = (
+            await data.search(backend, text, group, pipeline.embedder, pipeline.local_embedder)
+            if text
+            else []
+        )
         return page("search.html", request, hits=hits, text=text)
 
     @asynccontextmanager

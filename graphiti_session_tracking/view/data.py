@@ -157,13 +157,15 @@ async def file_page(backend: Backend, group: GroupId, path: str) -> FilePage:
 
 
 async def search(
-    backend: Backend, text: str, group: GroupId | None, embedder: Any = None
+    backend: Backend, text: str, group: GroupId | None, embedder: Any = None, local: Any = None
 ) -> list[dict[str, Any]]:
     """Graphiti's search (graph/search.py), each hit with what the page links it to: the session
     that holds the record, or the file it is."""
     from graphiti_session_tracking.graph.search import search_sessions
 
-    found_hits = await search_sessions(backend, text, group, SEARCH_LIMIT, kind=None, embedder=embedder)
+    found_hits = await search_sessions(
+        backend, text, group, SEARCH_LIMIT, kind=None, embedder=embedder, local=local
+    )
     hits = [hit.to_dict() for hit in found_hits]
     by_group: dict[str, list[str]] = {}
     for hit in hits:

@@ -1,0 +1,110 @@
+"""The local embedder: meaning without a key, a service or a download.
+
+WordLlama's `l2_supercat` token embeddings (256 dimensions, 16 MB) ship inside the `wordllama`
+wheel; a text's vector is the mean of its tokens' vectors, unit length, so a dot product is the
+cosine. No torch, no model server: numpy and a tokenizer, about 0.2 s to load and tens of
+thousands of short texts a second on 2 cores (docs/queries.md compares the candidates).
+
+The weights and tokenizer are read from the installed package directly, without importing
+`wordllama`: its loader looks for the tokenizer in a folder its wheel does not have and then asks
+the Hugging Face hub for it (a network call we must never make), and importing it configures the
+root logger (`logging.basicConfig`), which is the application's to do.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+MODEL = "wordllama-l2_supercat-256"
+DIMENSIONS = 256
+PROPERTY = "gs_embedding"  # where our vectors live (never name_embedding / fact_embedding)
+_PACKAGE = "wordllama"
+_WEIGHTS = "weights/l2_supercat_256.safetensors"
+_TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
+_MAX_TOKENS = 2_048  # a long summary's vector is the mean of its first tokens; enough to place it
+_lock = threading.Lock()
+_loaded: LocalEmbedder | None = None
+
+
+class LocalEmbedderMissing(RuntimeError):
+    """The `wordllama` package (which carries the weights) is not installed, or is incomplete."""
+
+
+def package_folder() -> Path:
+    """Where the installed `wordllama` package is, found without running its `__init__`."""
+    spec = importlib.util.find_spec(_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise LocalEmbedderMissing("the local embedder needs the wordllama package: pip install wordllama")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+class LocalEmbedder:
+    """Texts to unit vectors: the mean of the text's token embeddings."""
+
+    model = MODEL
+
+    def __init__(self, weights: NDArray[np.float32], tokenizer: object) -> None:
+        from tokenizers import Tokenizer
+
+        if not isinstance(tokenizer, Tokenizer):
+            raise TypeError("tokenizer must be a tokenizers.Tokenizer")
+        self.weights = np.ascontiguousarray(weights, dtype=np.float32)
+        self.tokenizer = tokenizer
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(_MAX_TOKENS)
+        self.dimensions = int(self.weights.shape[1])
+
+    @classmethod
+    def load(cls) -> LocalEmbedder:
+        """The shipped model, loaded once per process (later calls reuse it)."""
+        global _loaded
+        with _lock:
+            if _loaded is None:
+                from safetensors.numpy import load_file
+                from tokenizers import Tokenizer
+
+                folder = package_folder()
+                weights, tokenizer = folder / _WEIGHTS, folder / _TOKENIZER
+                for path in (weights, tokenizer):
+                    if not path.is_file():
+                        raise LocalEmbedderMissing(f"the wordllama package lacks {path}: reinstall it")
+                tensors = load_file(str(weights))
+                _loaded = cls(tensors["embedding.weight"], Tokenizer.from_file(str(tokenizer)))
+            return _loaded
+
+    def embed(self, texts: Sequence[str]) -> list[list[float] | None]:
+        """One unit vector per text; None for a text with no token (nothing to place)."""
+        if not texts:
+            return []
+        encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        ids = [np.asarray(e.ids, dtype=np.int64) for e in encodings]
+        lengths = np.array([len(i) for i in ids])
+        out: list[list[float] | None] = [None] * len(texts)
+        present = np.flatnonzero(lengths)
+        if present.size == 0:
+            return out
+        flat = np.clip(np.concatenate([ids[i] for i in present]), 0, self.weights.shape[0] - 1)
+        starts = np.concatenate([[0], np.cumsum(lengths[present])[:-1]])
+        sums = np.add.reduceat(self.weights[flat], starts, axis=0)
+        norms = np.linalg.norm(sums, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        for row, index in zip(sums / norms, present, strict=True):
+            out[int(index)] = [float(x) for x in row]
+        return out
+
+    def embed_one(self, text: str) -> list[float] | None:
+        return self.embed([text])[0]
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    """Cosine similarity of two vectors (ours are unit length; others are normalized here)."""
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm else 0.0

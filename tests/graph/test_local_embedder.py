@@ -1,0 +1,60 @@
+"""The local embedder with its real shipped weights: offline, unit vectors, meaning over words."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from graphiti_session_tracking.config import AppConfig
+from graphiti_session_tracking.graph.local_embedder import DIMENSIONS, LocalEmbedder, cosine
+from graphiti_session_tracking.pipeline.compose import build_pipeline
+
+_OFFLINE = """
+import json, logging, socket
+def refuse(*args, **kwargs):
+    raise OSError("no network in this test")
+socket.socket.connect = refuse
+socket.create_connection = refuse
+from graphiti_session_tracking.graph.local_embedder import LocalEmbedder
+vector = LocalEmbedder.load().embed_one("the release build broke")
+print(json.dumps({"dims": len(vector), "root_handlers": len(logging.getLogger().handlers)}))
+"""
+
+
+def test_loads_from_the_installed_package_with_no_network() -> None:
+    """Weights and tokenizer come from site-packages: no socket is opened, the hub is never asked,
+    and loading leaves the application's logging alone."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HOME": "/nonexistent"}
+    out = subprocess.run(
+        [sys.executable, "-c", _OFFLINE], env=env, capture_output=True, text=True, check=True
+    )
+    assert json.loads(out.stdout) == {"dims": DIMENSIONS, "root_handlers": 0}
+
+
+def test_unit_vectors_and_meaning() -> None:
+    embedder = LocalEmbedder.load()
+    assert LocalEmbedder.load() is embedder  # loaded once per process
+    a, b, c, empty = embedder.embed(
+        [
+            "why could the app not reach postgres",
+            "psycopg2.OperationalError: could not connect to server: Connection refused",
+            "Add dark mode to the settings page",
+            "",
+        ]
+    )
+    assert a is not None and b is not None and c is not None and empty is None
+    assert len(a) == DIMENSIONS and abs(cosine(a, a) - 1.0) < 1e-5
+    assert abs(sum(x * x for x in a) - 1.0) < 1e-4  # unit length: a dot product is the cosine
+    assert cosine(a, b) > cosine(a, c) + 0.05  # the question is nearer the error it asks about
+    assert embedder.embed([]) == []
+
+
+def test_the_config_switch() -> None:
+    """On by default (no key, no download); `embedder.local.enabled: false` turns it off."""
+    assert AppConfig().embedder_settings.local is True
+    assert isinstance(build_pipeline(AppConfig()).local_embedder, LocalEmbedder)
+    off = AppConfig.model_validate({"embedder": {"local": {"enabled": False}}})
+    assert off.embedder_settings.local is False
+    assert build_pipeline(off).local_embedder is None
