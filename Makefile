@@ -38,7 +38,7 @@ install: $(STAMP)
 run: $(STAMP)
 	$(DEMO) ingest $(DEMO_DB) $(EXAMPLES)
 	$(DEMO) query errors $(DEMO_DB) --text push
-	$(DEMO) search $(DEMO_DB) gitignore --limit 3
+	$(DEMO) search $(DEMO_DB) "why was my push refused" --limit 3
 	@echo "That graph is .demo/sessions.falkordb. Your own sessions: $(BIN)/graphiti-sessions ingest"
 
 lint: $(STAMP)
