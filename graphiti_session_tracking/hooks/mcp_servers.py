@@ -52,22 +52,27 @@ def graphiti_server(directory: Path, config_yaml: Path) -> dict[str, Any]:
 
 def registered(path: Path) -> dict[str, Any]:
     """The servers listed in `path` (none when it does not exist)."""
-    servers = load(path)[1].get(_KEY)
+    return _servers(load(path)[1])
+
+
+def _servers(data: dict[str, Any]) -> dict[str, Any]:
+    servers = data.get(_KEY)
     return servers if isinstance(servers, dict) else {}
 
 
 def add(path: Path, name: str, entry: dict[str, Any]) -> bool:
     """List `entry` as `name` in `path`; False when it is already there as it is."""
-    if registered(path).get(name) == entry:
+    text, data = load(path)
+    if _servers(data).get(name) == entry:
         return False
-    text = load(path)[0]
     write(path, set_member(text, [_KEY, name], entry))
     return True
 
 
 def remove(path: Path, name: str) -> bool:
     """Take `name` out of `path`; False when it was not there."""
-    if name not in registered(path):
+    text, data = load(path)
+    if name not in _servers(data):
         return False
-    write(path, remove_member(load(path)[0], [_KEY, name]))
+    write(path, remove_member(text, [_KEY, name]))
     return True
