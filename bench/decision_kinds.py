@@ -8,6 +8,7 @@ transcripts or labels. A channel worth keeping is judged on dev; test only confi
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -18,6 +19,7 @@ from fidelity import DEFAULT_CORPUS, _all_phrases, load_split
 
 from graphiti_session_tracking.summary.decisions import extract as extract_module
 from graphiti_session_tracking.summary.decisions.record import _Found
+from graphiti_session_tracking.transcripts.model import Session
 from graphiti_session_tracking.transcripts.reader import read_transcript
 
 _CHANNELS = (
@@ -50,6 +52,7 @@ def diagnose(split: str, corpus: Path) -> None:
         setattr(extract_module, name, _tagging(name, source))
     true: Counter[str] = Counter()
     rows: Counter[str] = Counter()
+    missed: Counter[str] = Counter()
     try:
         for transcript, label in load_split(corpus, split):
             session = read_transcript(transcript)
@@ -65,12 +68,35 @@ def diagnose(split: str, corpus: Path) -> None:
                 if hit is not None:
                     taken.add(hit)
                     true[channel] += 1
+            for i, lab in enumerate(labels):
+                if i not in taken:
+                    missed[f"{session.agent}, by {lab.get('by', '?')}: {_sits(session, lab)}"] += 1
     finally:
         for name, original in originals.items():
             setattr(extract_module, name, original)
     print(f"\n{split}: decision rows by channel (true / rows)")
     for channel, n in rows.most_common():
         print(f"  {true[channel]:4} / {n:<4} {channel}")
+    print(f"{split}: missed labels, by who decided and where their phrases sit")
+    for where, n in missed.most_common():
+        print(f"  {n:4}  {where}")
+
+
+def _sits(session: Session, label: dict[str, Any]) -> str:
+    """The first channel of the session whose text holds all of the label's phrases."""
+    for message in session.messages:
+        if message.role == "user" and _all_phrases(message.text, label):
+            return "the user's words"
+        if message.role != "user" and _all_phrases(message.text, label):
+            return "the assistant's words"
+        if _all_phrases(message.thinking, label):
+            return "the assistant's thinking"
+        for call in message.tool_calls:
+            if _all_phrases(json.dumps(call.input, ensure_ascii=False), label):
+                return f"a tool's input ({call.kind})"
+            if call.result is not None and _all_phrases(call.result.text, label):
+                return f"a tool's result ({call.kind})"
+    return "nowhere verbatim"
 
 
 def main() -> int:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from graphiti_session_tracking.config import ConfigError
 from graphiti_session_tracking.graph.backends import Backend, open_backend
 from graphiti_session_tracking.graph.queries import run_query
 from graphiti_session_tracking.private_files import private_folder, write_private
@@ -25,7 +26,7 @@ from graphiti_session_tracking.summary.errors.signature import error_signature
 from graphiti_session_tracking.transcripts import Session, read_transcript
 
 from .files import project_group, recap_file
-from .scoring import Scored, choose, chunks_of, estimate_tokens, score_chunks
+from .scoring import Embed, Scored, choose, chunks_of, estimate_tokens, score_chunks
 
 if TYPE_CHECKING:
     from graphiti_session_tracking.pipeline.compose import Pipeline
@@ -103,7 +104,9 @@ async def build_recap(
     graph_lines = _graph_sections(context, int(budget * _GRAPH_SHARE))
     known = [line for _, lines in graph_lines for line in lines] + await _known(backend, group_id)
     transcript, notes = _session_of(pipeline, sid)
-    scored = score_chunks(chunks_of(transcript), known) if transcript is not None else []
+    scored = (
+        score_chunks(chunks_of(transcript), known, _embed(pipeline, notes)) if transcript is not None else []
+    )
     room = budget - estimate_tokens(_render_graph(graph_lines)) - 60
     chosen, left = choose(scored, max(room, 0))
     recap = Recap(sid, group_id, str(latest.get("objective") or ""), "", chosen, left, notes=notes)
@@ -162,6 +165,17 @@ async def _graph_context(backend: Any, group_id: str, session_id: str) -> dict[s
         "decisions": sorted(decisions.values(), key=lambda r: str(r.get("valid_at") or ""), reverse=True),
         "settings": settings,
     }
+
+
+def _embed(pipeline: Pipeline, notes: list[str]) -> Embed | None:
+    """The local embedder's `embed`, for novelty by embedding distance; None (TF-IDF novelty, said
+    in the notes) when the configuration turns it off or its package is missing."""
+    try:
+        local = pipeline.local_embedder
+    except ConfigError as exc:
+        notes.append(f"novelty by word overlap: {exc}")
+        return None
+    return local.embed if local is not None else None
 
 
 async def _known(backend: Backend, group_id: str) -> list[str]:

@@ -3,9 +3,10 @@ message or tool call, cut into chunks, and each chunk scored (IDEA_session_recap
 
     score = novelty × centrality × recency × action weight
 
-- novelty: 1 − the chunk's greatest TF-IDF cosine similarity to what the graph already holds for
-  the project (its latest 100 decisions and errors, the settings in force, the session's next
-  steps): what is recorded there is said anyway, or known;
+- novelty: 1 − the chunk's greatest cosine similarity to what the graph already holds for the
+  project (its latest 100 decisions and errors, the settings in force, the session's next steps):
+  what is recorded there is said anyway, or known. By embedding distance (the local embedder, so
+  "the push was refused" is near a recorded "git push rejected") when one is given, else TF-IDF;
 - centrality: TextRank (PageRank over the chunks' similarity graph): a chunk many others echo is
   what the session was about; noise stands alone;
 - recency: 0.5 at the first chunk rising to 1.0 at the last: where the session stopped is what the
@@ -13,7 +14,8 @@ message or tool call, cut into chunks, and each chunk scored (IDEA_session_recap
 - action weight: 1 + 0.25 × the chunk's consequential tool calls (writes, edits, state-changing
   commands, questions to the user), at most 2.
 
-No embeddings: the recap must answer in a hook within a second, offline. Tokens are estimated as
+The recap is built after an ingest, never in the SessionStart hook (which prints the kept one), so
+the local embedder's 0.1 s load is paid off the hook's clock. Tokens are estimated as
 characters / 4 (OpenAI's rule of thumb for English and code; a real tokenizer would need its
 vocabulary downloaded, which a hook cannot wait for).
 """
@@ -23,9 +25,11 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
+
+import numpy as np
 
 from graphiti_session_tracking.summary.content import collapse_tool_call
 from graphiti_session_tracking.tools.bash.analyzer import BashAnalyzer
@@ -34,6 +38,8 @@ from graphiti_session_tracking.tools.model import ToolIntent
 from graphiti_session_tracking.transcripts import Session, ToolCall, ToolKind
 
 Category = Literal["consequential", "observational", "meta"]
+# Texts to unit vectors (None for a text with nothing to place): the local embedder's `embed`.
+Embed = Callable[[Sequence[str]], list[list[float] | None]]
 
 CHUNK_CHARS = 1_200  # a chunk: one exchange, or this much of a long one
 TEXT_CHARS = 400  # of one message in a recap line
@@ -129,21 +135,26 @@ def chunks_of(session: Session) -> list[Chunk]:
     return chunks
 
 
-def score_chunks(chunks: Sequence[Chunk], known: Sequence[str]) -> list[Scored]:
-    """Each chunk with its four factors (in session order)."""
+def score_chunks(chunks: Sequence[Chunk], known: Sequence[str], embed: Embed | None = None) -> list[Scored]:
+    """Each chunk with its four factors (in session order); novelty by embedding distance when
+    `embed` is given (a chunk it cannot place falls back to TF-IDF)."""
     if not chunks:
         return []
+    known = [text for text in known if text.strip()]
     documents = [_terms(c.text) for c in chunks]
-    known_terms = [_terms(text) for text in known if text.strip()]
+    known_terms = [_terms(text) for text in known]
     idf = _idf([*documents, *known_terms])
     vectors = [_vector(d, idf) for d in documents]
     known_vectors = [_vector(k, idf) for k in known_terms]
+    nearest = _nearest_embedded(chunks, known, embed) if embed is not None else [None] * len(chunks)
     centrality = _textrank(vectors)
     top = max(centrality) or 1.0
     last = max(len(chunks) - 1, 1)
     out = []
     for i, chunk in enumerate(chunks):
-        similar = max((_cosine(vectors[i], k) for k in known_vectors), default=0.0)
+        similar = nearest[i]
+        if similar is None:
+            similar = max((_cosine(vectors[i], k) for k in known_vectors), default=0.0)
         out.append(
             Scored(
                 chunk,
@@ -153,6 +164,25 @@ def score_chunks(chunks: Sequence[Chunk], known: Sequence[str]) -> list[Scored]:
                 action=min(2.0, 1.0 + ALPHA * chunk.consequential),
             )
         )
+    return out
+
+
+def _nearest_embedded(chunks: Sequence[Chunk], known: Sequence[str], embed: Embed) -> list[float | None]:
+    """Each chunk's cosine similarity to its nearest known text by embedding (0 when nothing is
+    known), or None for a chunk the embedder cannot place."""
+    chunk_vectors = embed([c.text for c in chunks])
+    known_vectors = [v for v in embed(list(known)) if v is not None] if known else []
+    if not known_vectors:
+        return [0.0 if v is not None else None for v in chunk_vectors]
+    memory = np.asarray(known_vectors, dtype=np.float32)
+    memory /= np.maximum(np.linalg.norm(memory, axis=1, keepdims=True), 1e-12)
+    out: list[float | None] = []
+    for vector in chunk_vectors:
+        if vector is None:
+            out.append(None)
+            continue
+        v = np.asarray(vector, dtype=np.float32)
+        out.append(max(0.0, float(np.max(memory @ (v / max(float(np.linalg.norm(v)), 1e-12))))))
     return out
 
 

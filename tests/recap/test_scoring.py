@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from graphiti_session_tracking.graph.local_embedder import LocalEmbedder
 from graphiti_session_tracking.recap.scoring import category, choose, chunks_of, estimate_tokens, score_chunks
 from graphiti_session_tracking.transcripts import ToolCall, read_transcript
 
@@ -116,6 +117,34 @@ def test_novelty_sinks_what_the_graph_already_holds_and_centrality_sinks_noise(t
     assert min(plain, key=lambda s: s.centrality).chunk.index == 2  # the off-topic chunk stands alone
     known = score_chunks(chunks, ["Redis cache TTL for cache keys set to 60 seconds"])
     assert known[3].novelty < plain[3].novelty and known[3].novelty < known[2].novelty
+
+
+def test_novelty_by_embedding_sinks_what_the_graph_holds_in_other_words(tmp_path: Path) -> None:
+    """A memory that shares no word with the chunk ("rejected" / "refused") is still near it by
+    meaning: the local embedder sinks its novelty where word overlap cannot; an unrelated chunk
+    stays new, and a chunk the embedder cannot place falls back to word overlap."""
+    turns = [
+        (
+            "why does the upload keep getting refused?",
+            "The server turned the upload away: that branch is protected.",
+            [],
+        ),
+        (
+            "add a dark theme toggle",
+            "I added a toggle component that stores the preference in localStorage.",
+            [],
+        ),
+    ]
+    chunks = chunks_of(read_transcript(_session(tmp_path, turns)))
+    known = ["git push rejected: protected branch hook declined main"]
+    local = LocalEmbedder.load()
+    lexical = score_chunks(chunks, known)
+    meaning = score_chunks(chunks, known, local.embed)
+    assert meaning[0].novelty < lexical[0].novelty - 0.2
+    assert meaning[1].novelty > meaning[0].novelty + 0.3
+    unplaced = score_chunks(chunks, known, lambda texts: [None] * len(texts))
+    assert [s.novelty for s in unplaced] == [s.novelty for s in lexical]
+    assert [s.novelty for s in score_chunks(chunks, [], local.embed)] == [1.0, 1.0]
 
 
 def test_choose_fits_the_budget_and_keeps_session_order(tmp_path: Path) -> None:
