@@ -1,0 +1,123 @@
+"""Why the LLM path's rows miss, by kind and never by sentence: counts only, so the test split can
+be diagnosed without anyone reading its transcripts, labels, requests or answers.
+
+For every counted label the final rows miss: whether its phrases were in what the model was sent
+(if not, the evidence is the miss), whether the model's own answer held a row with them (then the
+merge lost it), or a row in other words (`same_error` / word overlap with the label's text).
+For every noisy row: whether it is a model row or an offline one, and whether it is a label's
+error or choice in other words (the phrasing is the miss) or none (not a record to the labeller).
+
+    .venv/bin/python bench/llm_kinds.py [--split test|dev]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from fidelity import DEFAULT_CORPUS, _all_phrases, load_split
+from llm_replay import LLMPath
+from replay_openai import ReplayOpenAI
+
+from graphiti_session_tracking.summary.llm_merge import same_error, similar
+
+_SENT: list[str] = []  # the messages of every chat request of the current session
+_ANSWERED: list[dict[str, Any]] = []  # the recorded answers given for them
+
+
+def _capture() -> None:
+    original = ReplayOpenAI._answer
+
+    def answer(self: ReplayOpenAI, path: str, body: dict[str, Any]) -> Any:
+        if path.endswith("/chat/completions"):
+            _SENT.append("\n".join(str(m.get("content")) for m in body.get("messages") or []))
+            from replay_openai import request_key
+
+            found = self.answers.get(request_key(body.get("messages") or []))
+            if isinstance(found, dict):
+                _ANSWERED.append(found)
+        return original(self, path, body)
+
+    ReplayOpenAI._answer = answer  # type: ignore[method-assign]
+
+
+def _text(label: dict[str, Any]) -> str:
+    return str(label.get("error") or label.get("decision") or "")
+
+
+async def diagnose(split: str, corpus: Path) -> None:
+    path = LLMPath(corpus / split / "llm")
+    missed: Counter[str] = Counter()
+    noisy: Counter[str] = Counter()
+    for transcript, label in load_split(corpus, split):
+        _SENT.clear()
+        _ANSWERED.clear()
+        summary = await path(transcript)
+        sent = "\n".join(_SENT)
+        for record, key, field in (
+            ("errors", "errors_resolved", "error"),
+            ("decisions", "key_decisions", "decision"),
+        ):
+            labels = [lab for lab in label.get(record, []) if not lab.get("trivial")]
+            rows = [
+                getattr(r, field) + " || " + (getattr(r, "rationale", "") or "")
+                for r in getattr(summary, key) or []
+            ]
+            raw = [
+                str(r.get(field, "")) + " || " + str(r.get("rationale", ""))
+                for a in _ANSWERED
+                for r in a.get(key) or []
+            ]
+            taken: set[int] = set()
+            for row in rows:
+                hit = next(
+                    (i for i, lab in enumerate(labels) if i not in taken and _all_phrases(row, lab)), None
+                )
+                if hit is not None:
+                    taken.add(hit)
+                    continue
+                origin = "model row" if any(similar(row, r, 0.8) for r in raw) else "offline row"
+                near = any(
+                    i not in taken
+                    and (same_error(row, _text(lab)) if record == "errors" else similar(row, _text(lab)))
+                    for i, lab in enumerate(labels)
+                )
+                noisy[f"{record}: {origin}, {'a label in other words' if near else 'no label near'}"] += 1
+            for i, lab in enumerate(labels):
+                if i in taken:
+                    continue
+                if not _all_phrases(sent, lab):
+                    kind = "not in what the model was sent"
+                elif any(_all_phrases(r, lab) for r in raw):
+                    kind = "the model's answer had it, the merge lost it"
+                elif any(
+                    same_error(r, _text(lab)) if record == "errors" else similar(r, _text(lab)) for r in raw
+                ):
+                    kind = "sent; the model wrote it in other words"
+                else:
+                    kind = "sent; the model did not record it"
+                missed[f"{record}: {kind}"] += 1
+    print(f"\n{split}, LLM path: missed labels")
+    for kind, n in sorted(missed.items()):
+        print(f"  {n:4}  {kind}")
+    print(f"{split}, LLM path: noisy rows")
+    for kind, n in sorted(noisy.items()):
+        print(f"  {n:4}  {kind}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--split", choices=("test", "dev"), default="test")
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    args = parser.parse_args()
+    _capture()
+    asyncio.run(diagnose(args.split, args.corpus))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
