@@ -2,7 +2,8 @@
 be diagnosed without anyone reading its transcripts, labels, requests or answers.
 
 For every counted label the final rows miss: whether its phrases were in what the model was sent
-(if not, the evidence is the miss), whether the model's own answer held a row with them (then the
+(if not, the evidence is the miss: cut to fit the budget, left out of the narrative, or not in the
+transcript as written at all), whether the model's own answer held a row with them (then the
 merge lost it), or a row in other words (`same_error` / word overlap with the label's text).
 For every noisy row: whether it is a model row or an offline one, and whether it is a label's
 error or choice in other words (the phrasing is the miss) or none (not a record to the labeller).
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -23,7 +25,9 @@ from fidelity import DEFAULT_CORPUS, _all_phrases, load_split
 from llm_replay import LLMPath
 from replay_openai import ReplayOpenAI
 
+from graphiti_session_tracking.summary.content import KEEP_ALL, render, session_content
 from graphiti_session_tracking.summary.llm_merge import same_error, similar
+from graphiti_session_tracking.transcripts import read_transcript
 
 _SENT: list[str] = []  # the messages of every chat request of the current session
 _ANSWERED: list[dict[str, Any]] = []  # the recorded answers given for them
@@ -45,6 +49,61 @@ def _capture() -> None:
     ReplayOpenAI._answer = answer  # type: ignore[method-assign]
 
 
+def _strings(transcript: Path) -> list[tuple[str, str]]:
+    """Every string of a transcript, unescaped, with the kind of entry it sits in (a tool's
+    output, a tool call's input, thinking, the assistant's or a person's text), read from the
+    keys and `type`/`role` values on its path (Claude Code, Codex, Gemini and OpenCode alike)."""
+    found: list[tuple[str, str]] = []
+
+    def kind(path: list[str]) -> str:
+        tokens = {part.lower() for part in path}
+        for marks, name in (
+            ({"thinking", "reasoning", "thoughts"}, "thinking"),
+            (
+                {"tool_result", "function_call_output", "custom_tool_call_output", "tooluseresult"}
+                | {"functionresponse", "output", "result", "stdout", "stderr"},
+                "a tool's output",
+            ),
+            (
+                {"tool_use", "function_call", "custom_tool_call", "functioncall", "input", "arguments"}
+                | {"args", "toolcalls"},
+                "a tool call's input",
+            ),
+            ({"summary", "compacted", "system"}, "a summary or system entry"),
+            ({"user"}, "a person's text"),
+            ({"assistant", "gemini", "model"}, "the assistant's text"),
+        ):
+            if tokens & marks:
+                return name
+        return "another entry (" + "/".join(path[-4:]) + ")"
+
+    def walk(value: Any, path: list[str]) -> None:
+        if isinstance(value, str):
+            found.append((kind(path), value))
+        elif isinstance(value, dict):
+            tags = [str(value[k]) for k in ("type", "role") if isinstance(value.get(k), str)]
+            for key, item in value.items():
+                if key not in ("type", "role"):
+                    walk(item, [*path, *tags, key])
+        elif isinstance(value, list):
+            for item in value:
+                walk(item, path)
+
+    text = transcript.read_text(errors="replace")
+    for line in text.splitlines() if transcript.suffix == ".jsonl" else [text]:
+        try:
+            walk(json.loads(line), [])
+        except ValueError:
+            found.append(("an unreadable line", line))
+    return found
+
+
+def _where(strings: list[tuple[str, str]], label: dict[str, Any]) -> str:
+    """Which kind of entry holds all of a label's phrases (several kinds: the first)."""
+    kinds = [where for where, text in strings if _all_phrases(text, label)]
+    return kinds[0] if kinds else "phrases spread over several entries"
+
+
 def _text(label: dict[str, Any]) -> str:
     return str(label.get("error") or label.get("decision") or "")
 
@@ -58,6 +117,9 @@ async def diagnose(split: str, corpus: Path) -> None:
         _ANSWERED.clear()
         summary = await path(transcript)
         sent = "\n".join(_SENT)
+        narrative = render(session_content(read_transcript(transcript), KEEP_ALL))
+        strings = _strings(transcript)
+        written = "\n".join(text for _, text in strings)
         for record, key, field in (
             ("errors", "errors_resolved", "error"),
             ("decisions", "key_decisions", "decision"),
@@ -91,7 +153,12 @@ async def diagnose(split: str, corpus: Path) -> None:
                 if i in taken:
                     continue
                 if not _all_phrases(sent, lab):
-                    kind = "not in what the model was sent"
+                    if _all_phrases(narrative, lab):
+                        kind = "not sent: in the narrative, cut to fit the budget"
+                    elif _all_phrases(written, lab):
+                        kind = f"not sent: left out of the narrative, in {_where(strings, lab)}"
+                    else:
+                        kind = "not sent: not in the transcript as written (the labeller's words)"
                 elif any(_all_phrases(r, lab) for r in raw):
                     kind = "the model's answer had it, the merge lost it"
                 elif any(
