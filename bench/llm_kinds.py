@@ -25,9 +25,9 @@ from fidelity import DEFAULT_CORPUS, _all_phrases, load_split
 from llm_replay import LLMPath
 from replay_openai import ReplayOpenAI
 
-from graphiti_session_tracking.summary.content import KEEP_ALL, render, session_content
+from graphiti_session_tracking.summary.content import _FAILING, KEEP_ALL, ContentLine, render, session_content
 from graphiti_session_tracking.summary.llm_merge import same_error, similar
-from graphiti_session_tracking.transcripts import read_transcript
+from graphiti_session_tracking.transcripts import Session, read_transcript
 
 _SENT: list[str] = []  # the messages of every chat request of the current session
 _ANSWERED: list[dict[str, Any]] = []  # the recorded answers given for them
@@ -54,6 +54,7 @@ def _strings(transcript: Path) -> list[tuple[str, str]]:
     output, a tool call's input, thinking, the assistant's or a person's text), read from the
     keys and `type`/`role` values on its path (Claude Code, Codex, Gemini and OpenCode alike)."""
     found: list[tuple[str, str]] = []
+    names: dict[str, str] = {}  # a tool call's id → its tool's name
 
     def kind(path: list[str]) -> str:
         tokens = {part.lower() for part in path}
@@ -74,7 +75,10 @@ def _strings(transcript: Path) -> list[tuple[str, str]]:
             ({"assistant", "gemini", "model"}, "the assistant's text"),
         ):
             if tokens & marks:
-                return name
+                tool = next((names[p] for p in reversed(path) if p in names), "")
+                if "tooluseresult" in tokens:
+                    tool = f"{tool} toolUseResult".strip()
+                return f"{name} ({tool})" if tool and "tool" in name else name
         return "another entry (" + "/".join(path[-4:]) + ")"
 
     def walk(value: Any, path: list[str]) -> None:
@@ -82,6 +86,12 @@ def _strings(transcript: Path) -> list[tuple[str, str]]:
             found.append((kind(path), value))
         elif isinstance(value, dict):
             tags = [str(value[k]) for k in ("type", "role") if isinstance(value.get(k), str)]
+            call = value.get("id") or value.get("call_id") or value.get("callId")
+            if isinstance(value.get("name"), str) and isinstance(call, str):
+                names[call] = value["name"]
+            for key in ("tool_use_id", "call_id", "callId", "id"):
+                if isinstance(value.get(key), str) and value[key] in names:
+                    tags.append(value[key])
             for key, item in value.items():
                 if key not in ("type", "role"):
                     walk(item, [*path, *tags, key])
@@ -104,6 +114,54 @@ def _where(strings: list[tuple[str, str]], label: dict[str, Any]) -> str:
     return kinds[0] if kinds else "phrases spread over several entries"
 
 
+def _line_kind(lines: list[ContentLine], label: dict[str, Any]) -> str:
+    """The narrative line that held a label the budget cut: what it is and its priority."""
+    line = next((ln for ln in lines if _all_phrases(ln.text, label)), None)
+    if line is None:
+        return " (spread over several lines)"
+    text = line.text.removeprefix("(sub-agent) ").lstrip()
+    what = next(
+        (
+            name
+            for prefix, name in (
+                ("User:", "a person's words"),
+                ("Assistant (thinking):", "thinking"),
+                ("Assistant:", "the assistant's words"),
+                ("- Proposed a plan", "a plan"),
+                ("- Asked the user", "a question"),
+                ("→ the user's answer", "an answer"),
+                ("→ sub-agent's report", "a sub-agent's report"),
+                ("output:", "failing lines of an output"),
+                ("-", "a tool call"),
+            )
+            if text.startswith(prefix)
+        ),
+        "another line",
+    )
+    return f" ({what}, {'essential' if line.priority == 1 else 'useful' if line.priority == 2 else 'lookup'})"
+
+
+def _how(session: Session, label: dict[str, Any]) -> str:
+    """What the reader made of the entry holding a label: a tool's output (its kind, failed or not,
+    its size, whether the label's line reads as a failure) or a message (a person's or harness
+    text, its size)."""
+    for call in session.tool_calls:
+        output = call.result.text if call.result is not None else ""
+        if _all_phrases(output, label):
+            line = next((ln for ln in output.splitlines() if _all_phrases(ln, label)), "")
+            return (
+                f"; read as {call.kind.value if call.kind else '?'} output,"
+                f" {'failed' if call.result and call.result.is_error else 'succeeded'},"
+                f" {'over' if len(output) > 1_200 else 'under'} 1,200 chars,"
+                f" its line {'reads' if _FAILING.search(line) else 'does not read'} as a failure"
+            )
+    for message in session.messages:
+        if _all_phrases(message.text, label):
+            who = "a person's" if message.is_human else f"a non-human {message.role}"
+            return f"; read as {who} text of {'over' if len(message.text) > 3_000 else 'under'} 3,000 chars"
+    return f"; not read into the session ({session.agent}, {len(session.messages)} messages read)"
+
+
 def _text(label: dict[str, Any]) -> str:
     return str(label.get("error") or label.get("decision") or "")
 
@@ -117,7 +175,9 @@ async def diagnose(split: str, corpus: Path) -> None:
         _ANSWERED.clear()
         summary = await path(transcript)
         sent = "\n".join(_SENT)
-        narrative = render(session_content(read_transcript(transcript), KEEP_ALL))
+        session = read_transcript(transcript)
+        lines = session_content(session, KEEP_ALL)
+        narrative = render(lines)
         strings = _strings(transcript)
         written = "\n".join(text for _, text in strings)
         for record, key, field in (
@@ -154,9 +214,10 @@ async def diagnose(split: str, corpus: Path) -> None:
                     continue
                 if not _all_phrases(sent, lab):
                     if _all_phrases(narrative, lab):
-                        kind = "not sent: in the narrative, cut to fit the budget"
+                        kind = "not sent: in the narrative, cut to fit the budget" + _line_kind(lines, lab)
                     elif _all_phrases(written, lab):
                         kind = f"not sent: left out of the narrative, in {_where(strings, lab)}"
+                        kind += _how(session, lab)
                     else:
                         kind = "not sent: not in the transcript as written (the labeller's words)"
                 elif any(_all_phrases(r, lab) for r in raw):

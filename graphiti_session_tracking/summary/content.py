@@ -173,7 +173,7 @@ def _message_lines(
 
     def text_of(text: str, limit: int = _TEXT_LIMIT) -> str:
         text = text.strip()
-        return condensed.get(text) or _cut(text, limit)
+        return condensed.get(text) or salient_cut(text, limit)
 
     if message.role == "user":
         if message.is_human and keep.user_messages is not False:

@@ -2,12 +2,14 @@
 
 - Decisions: the offline decisions read from the transcript's structure (a user's answer to a
   question, an approved plan, an explicit marker: confidence >= STRUCTURAL) are kept word for word;
-  the model's are added unless they say the same, and a kept one without a rationale takes the
-  model's. Offline decisions read from phrasing alone are dropped: the model read the same text
+  the model's are added unless they say the same (`same_choice`); a kept one without a rationale
+  takes the model's, and the model's wording follows the user's exact choice when it names more
+  ("Auth approach: GitHub App — Use a GitHub App ... via actions/create-github-app-token"). Offline decisions read from phrasing alone are dropped: the model read the same text
   and its precision there is higher. A model's decision gets a confidence from how much of it the
   session's own words carry (0.5 to 0.9) and `by` only when the model names user or assistant.
-- Errors: the model decides which errors the session hit. Where the offline rules found the same
-  error, its row (the failing line as printed) stands in for the model's, with the model's root
+- Errors: the model decides which errors the session hit, one row per distinct error: rows that
+  name different files, positions, codes, tests or commits are different errors (`same_error`),
+  whatever words they share. Where the offline rules found the same error, its row (the failing line as printed) stands in for the model's, with the model's root
   cause and fix filling its empty fields (and its fix replacing one that only lists the files edited
   and commands run). An offline error the model does not confirm is left out: on sessions nobody
   tuned rules for, 1 in 27 such rows was an error a careful reader counts (bench/fidelity.py).
@@ -93,40 +95,75 @@ def grounding(text: str, session_words: set[str]) -> float:
     return len(mine & session_words) / len(mine) if mine else 0.0
 
 
+def same_choice(a: str, b: str) -> bool:
+    """Two decisions say the same: one quotes the other, or at least three of their words and most
+    of the shorter one's are shared (two shared words, "the `Wait` fix", name a topic, not a choice)."""
+    ma, mb = _message(a), _message(b)
+    if ma and mb and (ma in mb or mb in ma):
+        return True
+    wa, wb = words(a), words(b)
+    shared = len(wa & wb)
+    return shared >= 3 and shared / min(len(wa), len(wb)) >= 0.6
+
+
 def merge_decisions(
     offline: Iterable[DecisionRecord], model: Iterable[DecisionRecord], session_words: set[str]
 ) -> list[DecisionRecord]:
     kept = [d for d in offline if (d.confidence or 0) >= STRUCTURAL or d.by == "user"]
+    structural = len(kept)
     for decision in model:
         text = f"{decision.decision} {decision.rationale}"
-        twin = next((k for k in kept if similar(k.decision, decision.decision)), None)
-        if twin is not None:
-            if not twin.rationale and decision.rationale:
-                kept[kept.index(twin)] = twin.model_copy(update={"rationale": decision.rationale})
+        at = next((i for i, k in enumerate(kept) if same_choice(k.decision, decision.decision)), None)
+        if at is None:
+            confidence = round(0.5 + 0.4 * grounding(text, session_words), 2)
+            kept.append(decision.model_copy(update={"confidence": confidence}))
             continue
-        confidence = round(0.5 + 0.4 * grounding(text, session_words), 2)
-        kept.append(decision.model_copy(update={"confidence": confidence}))
+        twin, update = kept[at], {}
+        if not twin.rationale and decision.rationale:
+            update["rationale"] = decision.rationale
+        if at < structural and len(words(decision.decision) - words(twin.decision)) >= 2:
+            # the user's exact choice first, then what the model read it to mean (names, flags)
+            update["decision"] = f"{twin.decision} — {decision.decision}"
+        kept[at] = twin.model_copy(update=update)
     return kept
 
 
-# What names one error whatever the wording around it: a file position, an error code, an
-# exception or a failing test's name.
-_MARKS = re.compile(
-    r"\S+\.[A-Za-z]{1,5}:\d+(?::\d+)?|\b(?:E\d{4}|TS\d{4,5}|[A-Z]{2,}\d{3,}|ERR_[A-Z_]+)\b"
-    r"|\b[A-Z]\w*(?:Error|Exception)\b|\bTest\w+|\btest_\w+"
+# What names one error whatever the wording around it, by kind: a file position, a path or file
+# name, an error code, a failing test's name, a commit hash. Two rows that both name a thing of one
+# kind and share none of it are two errors (`TS2322` in route.ts and in team.ts, test_a and test_b,
+# "could not apply a82e07c" and "... 27a33e9"); an exception class alone names no single error.
+_IDENTITIES = (
+    re.compile(r"[\w./-]*[A-Za-z][\w./-]*(?::\d+(?::\d+)?|\(\d+,\d+\))"),  # path:line[:col], path(l,c)
+    re.compile(r"(?:[\w.-]*/)+[\w.-]+|\b[\w-]{2,}\.[a-z]{1,5}\b"),  # a path or a file name
+    re.compile(r"\b(?:E\d{4}|TS\d{4,5}|[A-Z]{2,}\d{3,}|ERR_[A-Z_]+)\b"),  # an error code
+    re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b"),  # a commit or object hash
 )
+# A failing test: a pytest node's leaf (after its last `::`), else a test function's name.
+_TEST = re.compile(r"::(\w+)(?!::)\b|\b(test_\w+|Test\w+)")
 
 
 def _message(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+def _names(text: str) -> list[set[str]]:
+    found = [{m.strip(".:,").lower() for m in pattern.findall(text)} for pattern in _IDENTITIES]
+    leaves = [leaf or name for leaf, name in _TEST.findall(text)]
+    nodes = {leaf.lower() for leaf, _ in _TEST.findall(text) if leaf}
+    return [*found, nodes or {t.lower() for t in leaves}]
+
+
 def same_error(a: str, b: str) -> bool:
-    """Two rows are one error: a shared position, code, exception or test name, or mostly the
-    same words."""
-    if set(_MARKS.findall(a)) & set(_MARKS.findall(b)):
+    """Two rows are one error: one quotes the other, or they say mostly the same words and name
+    nothing that tells them apart (`_IDENTITIES`)."""
+    ma, mb = _message(a), _message(b)
+    if ma and mb and (ma in mb or mb in ma):
         return True
-    return similar(a, b, 0.5)
+    for na, nb in zip(_names(a), _names(b), strict=True):
+        if na and nb and not na & nb:
+            return False
+    shared = [bool(na & nb) for na, nb in zip(_names(a), _names(b), strict=True)]
+    return similar(a, b, 0.5 if any(shared) else 0.6)
 
 
 def merge_errors(
@@ -135,14 +172,21 @@ def merge_errors(
     """The model's errors, once each, with the offline row's exact failing line when the offline
     rules found the same error; an offline row the model does not confirm is left out."""
     found = list(offline)
+    taken: set[int] = set()  # offline rows already standing in for a model row
+    said: list[str] = []  # the model's own rows so far, in its words
     kept: list[ErrorResolution] = []
     for error in model:
-        if any(same_error(k.error, error.error) for k in kept):
+        if any(same_error(text, error.error) for text in said):
             continue  # said twice (two parts of a long session)
-        twin = next((k for k in found if same_error(k.error, error.error)), None)
-        if twin is None:
+        said.append(error.error)
+        at = next(
+            (i for i, k in enumerate(found) if i not in taken and same_error(k.error, error.error)), None
+        )
+        if at is None:
             kept.append(error)
             continue
+        taken.add(at)
+        twin = found[at]
         filled = {
             name: getattr(error, name)
             for name in ("root_cause", "fix", "verification")

@@ -66,14 +66,23 @@ _PATCH_BODY = re.compile(r"^\*\*\* Begin Patch\s*$.*?^\*\*\* End Patch\s*$", re.
 _CD_FIRST = re.compile(r"\A\s*cd\s+((?:'[^']*'|\"[^\"]*\"|[^\s;&|])+)\s*&&")
 
 
+_ENVELOPES = frozenset({"session_meta", "response_item", "compacted", "turn_context", "event_msg"})
+
+
 def is_codex_rollout(path: Path) -> bool:
-    """Whether `path` is a Codex rollout: its first non-empty line is a `session_meta` envelope."""
+    """Whether `path` is a Codex rollout: its first non-empty line is a `session_meta` envelope, or
+    (Codex CLI before 0.39) a bare session header (`_legacy_header`)."""
     try:
         with path.open("rb") as handle:
             head = handle.read(_SNIFF_BYTES)
     except OSError:
         return False
     first = head.lstrip().split(b"\n", 1)[0]
+    if first.startswith(b'{"id"') and b'"type"' not in first:
+        try:
+            return _legacy_header(json.loads(first))
+        except ValueError:
+            return False
     if b"session_meta" not in first:  # the usual answer, for a Claude Code transcript: no parsing
         return False
     try:
@@ -90,10 +99,40 @@ def read_codex(path: Path) -> Session:
     for line_no, offset_after, raw in _lines(path, 0, session):
         record = _decode(raw, session.source_file, line_no, session)
         if record is not None:
-            builder.add(record, line_no)
+            builder.add(_enveloped(record), line_no)
         session.end_offset = offset_after
         session.lines_read += 1
     return session
+
+
+# The first line of a rollout written before 0.39: the session header with no envelope; every
+# later line a bare response item, or a `{"record_type": "state"}` marker.
+_LEGACY_HEADER_KEYS = frozenset(
+    {"id", "timestamp", "instructions", "git", "cwd", "originator", "cli_version"}
+)
+
+
+def _legacy_header(record: Any) -> bool:
+    return (
+        isinstance(record, dict)
+        and isinstance(record.get("id"), str)
+        and isinstance(record.get("timestamp"), str)
+        and set(record) <= _LEGACY_HEADER_KEYS
+    )
+
+
+def _enveloped(record: dict[str, Any]) -> dict[str, Any]:
+    """A record of either layout as the envelope the builder reads (a legacy state marker becomes
+    a record of its own type: counted, skipped)."""
+    if "payload" in record:
+        return record
+    if "record_type" in record and "type" not in record:
+        return {"type": str(record["record_type"])}
+    if _legacy_header(record):
+        return {"type": "session_meta", "timestamp": record["timestamp"], "payload": record}
+    if isinstance(record.get("type"), str) and record["type"] not in _ENVELOPES:
+        return {"type": "response_item", "payload": record}
+    return record
 
 
 def _args(raw: Any) -> dict[str, Any] | None:

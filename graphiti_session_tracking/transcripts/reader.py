@@ -31,7 +31,8 @@ from .spill import (
     preview_input,
 )
 
-# Record types Claude Code writes that carry no conversation content for us; counted, not parsed.
+# Record types Claude Code writes that carry no conversation content for us; counted, not parsed
+# (of the attachments, only a prompt queued by the user is read: `_queued`).
 _BOOKKEEPING_TYPES = frozenset(
     {"queue-operation", "file-history-snapshot", "progress", "attachment", "system"}
 )
@@ -316,6 +317,9 @@ class _SessionBuilder:
             if isinstance(record.get("summary"), str):
                 session.summaries.append(record["summary"])
             return
+        if kind == "attachment":
+            self._queued(record, line_no, timestamp)
+            return
         if kind not in ("user", "assistant"):
             # Known bookkeeping and unknown future types: counted above, never a crash.
             return
@@ -328,6 +332,27 @@ class _SessionBuilder:
             self._assistant(record, message, line, timestamp)
         else:
             self._user(record, message, line, timestamp)
+
+    def _queued(self, record: dict[str, Any], line_no: int, timestamp: datetime | None) -> None:
+        """A prompt the user typed while the assistant worked, handed to it mid-turn: Claude Code
+        writes it as a `queued_command` attachment, never as a user message, and it often
+        redirects the work. Other attachments (reminders, hook output, background-task
+        notifications) are the harness's."""
+        text = redact_pasted_tokens(_queued_prompt(record))
+        if not text.strip():
+            return
+        self.session.messages.append(
+            Message(
+                uuid=self._uuid(record, line_no),
+                role="user",
+                text=text,
+                timestamp=timestamp,
+                line=line_no,
+                is_sidechain=self._sidechain(record, line_no),
+                from_subagent=self.sidechain_file is not None,
+                is_meta=is_harness_text(text),
+            )
+        )
 
     def _metadata(self, record: dict[str, Any], line_no: int) -> datetime | None:
         """Session-wide fields from any record; returns the record's time."""
@@ -538,7 +563,12 @@ def count_messages(path: Path, offset: int, limit: int | None = None) -> int:
                 record = json.loads(raw)
             except ValueError:  # a bad line or one being written: the reader skips it too
                 continue
-            message = record.get("message") if isinstance(record, dict) else None
+            if not isinstance(record, dict):
+                continue
+            queued = _queued_prompt(record)
+            if queued.strip() and not is_harness_text(queued):
+                count += 1
+            message = record.get("message")
             if not isinstance(message, dict):
                 continue
             if record.get("type") == "assistant":
@@ -555,6 +585,14 @@ def count_messages(path: Path, offset: int, limit: int | None = None) -> int:
             ):
                 count += 1
     return count if limit is None else min(count, limit)
+
+
+def _queued_prompt(record: dict[str, Any]) -> str:
+    """The text of a prompt the user queued (an `attachment` record), else ""."""
+    attachment = record.get("attachment") if record.get("type") == "attachment" else None
+    if not isinstance(attachment, dict) or attachment.get("type") != "queued_command":
+        return ""
+    return _user_text(attachment.get("prompt")) if attachment.get("commandMode", "prompt") == "prompt" else ""
 
 
 def _user_text(content: Any) -> str:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from transcript_builder import TranscriptBuilder
+
 from graphiti_session_tracking.summary.content import collapse_tool_call
 from graphiti_session_tracking.transcripts.model import ToolCall, ToolResult
 
@@ -71,3 +75,18 @@ def test_under_a_budget_the_lines_that_say_most_stay() -> None:
     assert "User: make the importer fast" in texts
     assert any("SQLite instead of Postgres" in t for t in texts)
     assert not any(t.startswith("  - Read") for t in texts)
+
+
+def test_a_long_message_keeps_the_choice_said_in_its_middle(tmp_path: Path) -> None:
+    """A person's or the assistant's long text is cut to what it says most, not to its head and
+    tail: the choice in the middle of a pasted spec reaches the model."""
+    from graphiti_session_tracking.summary.content import render, session_content
+
+    filler = " ".join(f"Section {i} describes the screens, nothing to decide here." for i in range(60))
+    builder = TranscriptBuilder(cwd="/p")
+    builder.user(
+        f"Here is the spec. {filler} We will use SQLite instead of Postgres because it ships in one file. {filler} Go."
+    )
+    narrative = render(session_content(builder.read(tmp_path)))
+    assert "use SQLite instead of Postgres because it ships in one file" in narrative
+    assert len(narrative) < 3_200

@@ -437,3 +437,62 @@ def test_a_command_result_a_code_mode_script_printed_as_json_is_its_output_and_s
     assert printed_result('{"exitCode": 0, "stdout": "ok", "stderr": ""}') == ("ok", 0)
     assert printed_result('{"data": {"title": "x"}}') == ('{"data": {"title": "x"}}', None)  # gh api's JSON
     assert printed_result("{not json") == ("{not json", None)
+
+
+def test_a_rollout_written_before_0_39_is_read_too(tmp_path: Path) -> None:
+    """Before 0.39 a rollout's first line was the bare session header and every later line a bare
+    response item or a `record_type` marker: read, not taken for an empty Claude Code file."""
+    path = tmp_path / "rollout-2025-08-23T05-46-47-legacy.jsonl"
+    header = {
+        "id": "5f0c2f1e-legacy",
+        "timestamp": "2025-08-23T05:46:47.469Z",
+        "instructions": None,
+        "git": {"branch": "main"},
+    }
+    script = {"command": ["bash", "-lc", "npm test"], "workdir": "/p"}
+    failed = json.dumps(
+        {"output": "FAIL src/a.test.ts\nTypeError: x is undefined", "metadata": {"exit_code": 1}}
+    )
+    items = [
+        header,
+        {"record_type": "state"},
+        {
+            "type": "message",
+            "role": "user",
+            "content": [
+                {"type": "input_text", "text": "<environment_context>\n<cwd>/p</cwd>\n</environment_context>"}
+            ],
+        },
+        {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": "Fix the failing test"}],
+        },
+        {
+            "type": "reasoning",
+            "id": "rs_1",
+            "summary": [{"type": "summary_text", "text": "Run the tests first"}],
+            "encrypted_content": "x",
+        },
+        {"type": "function_call", "name": "shell", "arguments": json.dumps(script), "call_id": "call_1"},
+        {"type": "function_call_output", "call_id": "call_1", "output": failed},
+        {"record_type": "state"},
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "The test fails on an undefined x."}],
+        },
+    ]
+    path.write_text("".join(json.dumps(item) + "\n" for item in items))
+    assert is_codex_rollout(path)
+    session = read_transcript(path)
+    assert (session.agent, session.session_id, session.git_branch) == ("codex", "5f0c2f1e-legacy", "main")
+    assert session.started_at == datetime(2025, 8, 23, 5, 46, 47, 469000, tzinfo=UTC)
+    assert [m.text for m in session.messages if m.is_human] == ["Fix the failing test"]
+    (call,) = session.tool_calls
+    assert call.kind is ToolKind.COMMAND and call.input["command"] == "npm test"
+    assert (
+        call.result is not None and call.result.is_error and "TypeError: x is undefined" in call.result.text
+    )
+    assert "The test fails on an undefined x." in [m.text for m in session.messages]
+    assert session.problems == [] and session.record_counts["state"] == 2

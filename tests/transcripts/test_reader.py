@@ -9,6 +9,7 @@ import pytest
 from conftest import TRANSCRIPTS
 
 from graphiti_session_tracking.transcripts import TranscriptNotFoundError, read_transcript
+from graphiti_session_tracking.transcripts.reader import count_messages
 
 
 def test_real_transcript_metadata_and_tool_links() -> None:
@@ -364,3 +365,32 @@ def test_continuing_a_previous_read_equals_a_full_read(tmp_path: Path) -> None:
     ]
     assert continued.usage == full.usage and continued.end_offset == full.end_offset
     assert continued.started_at == full.started_at and continued.ended_at == full.ended_at
+
+
+def test_a_prompt_queued_while_the_assistant_worked_is_the_users_words(tmp_path: Path) -> None:
+    """Claude Code hands a prompt typed mid-turn to the model as a `queued_command` attachment,
+    never as a user message; a background task's notification comes the same way and is not a
+    person's."""
+    path = tmp_path / "q.jsonl"
+
+    def queued(uuid: str, prompt: object, mode: str) -> str:
+        attachment = {"type": "queued_command", "prompt": prompt, "commandMode": mode}
+        return _line(type="attachment", uuid=uuid, attachment=attachment, timestamp="2026-01-01T10:00:03Z")
+
+    path.write_text(
+        _user("u1", "Release v0.3.4", "2026-01-01T10:00:00Z")
+        + queued("q1", "also add the CHANGELOG entries before tagging", "prompt")
+        + queued(
+            "q2", "<task-notification>\n<status>completed</status>\n</task-notification>", "task-notification"
+        )
+        + queued("q3", [{"type": "text", "text": "and keep the tag unsigned"}], "prompt")
+        + _line(type="attachment", uuid="r1", attachment={"type": "task_reminder", "content": []})
+    )
+    session = read_transcript(path)
+    assert [m.text for m in session.messages if m.is_human] == [
+        "Release v0.3.4",
+        "also add the CHANGELOG entries before tagging",
+        "and keep the tag unsigned",
+    ]
+    assert session.messages[1].line == 2 and session.record_counts["attachment"] == 4
+    assert count_messages(path, 0) == len(session.messages) == 3

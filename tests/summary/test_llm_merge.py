@@ -1,0 +1,107 @@
+"""The model's rows laid over the offline ones: one row per distinct error or choice, none lost."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphiti_session_tracking.summary.llm_merge import merge_decisions, merge_errors, same_choice, same_error
+from graphiti_session_tracking.summary.model import DecisionRecord, ErrorResolution
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (  # two failing tests of one class, one exception type
+            "FAILED tests/test_redaction.py::TestKeys::test_slack_token - AssertionError: assert x",
+            "FAILED tests/test_redaction.py::TestKeys::test_github_token - AssertionError: assert y",
+        ),
+        (
+            "src/api/route.ts(20,3): error TS2322: Type 'A' is not assignable",
+            "src/hooks/team.ts(99,5): error TS2322: Type 'B'",
+        ),
+        (
+            "src/a.test.ts:35:33 - error TS2345: Argument of type 'Request'",
+            "src/a.test.ts:29:39 - error TS2345: Argument of type 'null'",
+        ),
+        (
+            "error: could not apply a82e07c... Address review feedback",
+            "error: could not apply 27a33e9... Harden OAuth",
+        ),
+        (
+            "/tmp/run.sh: line 28: /tmp/common.sh: No such file or directory",
+            "/usr/bin/env: 'bash\\r': No such file or directory",
+        ),
+    ],
+)
+def test_rows_that_name_different_things_are_different_errors(a: str, b: str) -> None:
+    assert not same_error(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (
+            "error TS2345: Argument of type 'Request' is not assignable to parameter of type 'NextRequest'",
+            "src/a.test.ts:35:33 - error TS2345: Argument of type 'Request' is not assignable to parameter of type 'NextRequest'.",
+        ),
+        (
+            "ModuleNotFoundError: No module named 'foo'",
+            "Running pytest failed: ModuleNotFoundError: No module named 'foo'",
+        ),
+        ("npm ERR! code ERESOLVE", "npm ERR! code ERESOLVE unable to resolve dependency tree"),
+    ],
+)
+def test_the_same_error_in_other_words_or_quoted_more_fully_is_one(a: str, b: str) -> None:
+    assert same_error(a, b)
+
+
+def test_every_distinct_error_the_model_lists_is_kept_and_a_twin_keeps_the_printed_line() -> None:
+    offline = [ErrorResolution(error="AssertionError: assert 'x' in 'slack_token=[REDACTED]'")]
+    model = [
+        ErrorResolution(
+            error="FAILED tests/test_r.py::test_slack_token - AssertionError: assert 'x' in 'slack_token=[REDACTED]'",
+            fix="kept the prefix",
+        ),
+        ErrorResolution(
+            error="FAILED tests/test_r.py::test_github_token - AssertionError: assert 'y' in 'GITHUB_token=[REDACTED]'"
+        ),
+        ErrorResolution(
+            error="FAILED tests/test_r.py::test_github_token - AssertionError: assert 'y' in 'GITHUB_token=[REDACTED]'"
+        ),
+    ]
+    merged = merge_errors(offline, model)
+    assert [e.error.split(" - ")[0] for e in merged] == [
+        "FAILED tests/test_r.py::test_slack_token",  # the model quoted more of the same line
+        "FAILED tests/test_r.py::test_github_token",  # said twice (two parts of a session): once
+    ]
+    assert merged[0].fix == "kept the prefix"
+
+
+def test_a_shared_topic_is_not_the_same_choice() -> None:
+    assert not same_choice(
+        "No CHANGELOG entry for the `Wait` fix.", "Fix the `Wait` race by re-checking resultCh"
+    )
+    assert same_choice("Use the streaming API", "Use the streaming API for the importer, not the batch API")
+    assert same_choice(
+        "Publish the formula to the homebrew-tap repository",
+        "Publish the Homebrew formula to the homebrew-tap repository",
+    )
+
+
+def test_a_users_choice_stays_word_for_word_with_what_the_model_read_it_to_mean() -> None:
+    asked = DecisionRecord(decision="Auth approach: GitHub App + Actions workflow", confidence=0.9, by="user")
+    model = [
+        DecisionRecord(
+            decision="Use a GitHub App and an Actions workflow to push to the tap, via actions/create-github-app-token",
+            rationale="org-owned, short-lived tokens",
+        ),
+        DecisionRecord(
+            decision="No CHANGELOG entry for the release workflow change", rationale="internal only"
+        ),
+    ]
+    merged = merge_decisions([asked], model, session_words=set())
+    assert len(merged) == 2
+    first = merged[0]
+    assert first.decision == f"{asked.decision} — {model[0].decision}"
+    assert first.by == "user" and first.rationale == "org-owned, short-lived tokens"
+    assert merged[1].decision.startswith("No CHANGELOG entry") and merged[1].confidence is not None
