@@ -95,13 +95,18 @@ def grounding(text: str, session_words: set[str]) -> float:
     return len(mine & session_words) / len(mine) if mine else 0.0
 
 
+def _folded(text: str) -> set[str]:
+    """Words spelled alike: `if/else` and `ifelse`, `pre-built` and `prebuilt`, `tests` and `test`."""
+    return {re.sub(r"[/\-]", "", w).removesuffix("s") for w in words(text)}
+
+
 def same_choice(a: str, b: str) -> bool:
     """Two decisions say the same: one quotes the other, or at least three of their words and most
     of the shorter one's are shared (two shared words, "the `Wait` fix", name a topic, not a choice)."""
     ma, mb = _message(a), _message(b)
     if ma and mb and (ma in mb or mb in ma):
         return True
-    wa, wb = words(a), words(b)
+    wa, wb = _folded(a), _folded(b)
     shared = len(wa & wb)
     return shared >= 3 and shared / min(len(wa), len(wb)) >= 0.6
 

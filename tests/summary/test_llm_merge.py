@@ -83,6 +83,9 @@ def test_a_shared_topic_is_not_the_same_choice() -> None:
     )
     assert same_choice("Use the streaming API", "Use the streaming API for the importer, not the batch API")
     assert same_choice(
+        "Use a switch case instead of linked ifelse", "Use a switch case instead of a linked if/else chain"
+    )
+    assert same_choice(
         "Publish the formula to the homebrew-tap repository",
         "Publish the Homebrew formula to the homebrew-tap repository",
     )
