@@ -426,3 +426,23 @@ def test_a_long_table_shows_its_first_rows_and_says_how_many_more(
     assert "more rows: --limit N" in out
     print_table(rows, title="files", limit=len(rows))
     assert "more rows" not in capsys.readouterr().out
+
+
+def test_sessions_ingested_with_the_embedder_off_get_vectors_when_it_is_turned_on(
+    tmp_path: Path, falkordb_config: GraphConfig
+) -> None:
+    args = backend_cli_args(falkordb_config)
+    off = tmp_path / "off.json"
+    off.write_text(json.dumps({"embedder": {"local": {"enabled": False}}}))
+    first = json.loads(cli("ingest", str(TRANSCRIPTS), "--json", "--config", str(off), *args).stdout)
+    assert first["ingested"] == 7 and first["vectors_backfilled"] == 0
+    untouched = json.loads(cli("ingest", str(TRANSCRIPTS), "--json", *args).stdout)
+    assert untouched["skipped"] == 7 and untouched["vectors_backfilled"] == 0  # nothing opened the graph
+    # The embedder on (the default): the next ingest that opens the graph (a new session, --force)
+    second = cli("ingest", str(TRANSCRIPTS), "--force", *args)
+    assert second.returncode == 0, second.stderr
+    assert "7 sessions written before the local embedder was on got their vectors" in second.stdout
+    third = json.loads(cli("ingest", str(TRANSCRIPTS), "--json", "--force", *args).stdout)
+    assert third["skipped"] == 7 and third["vectors_backfilled"] == 0
+    found = cli("search", "make a shell script that greets", "--json", *args)
+    assert found.returncode == 0 and "hello" in found.stdout.lower()

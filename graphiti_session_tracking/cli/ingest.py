@@ -88,5 +88,10 @@ def ingest(
             f"{len(report['failed'])} failed{excluded}; {report['nodes_written']} nodes and "
             f"{report['edges_written']} edges written{where}"
         )
+        if report.get("vectors_backfilled"):
+            click.echo(
+                f"{report['vectors_backfilled']} sessions written before the local embedder was on "
+                "got their vectors (search by meaning finds them now)"
+            )
     if report["failed"]:
         sys.exit(1)

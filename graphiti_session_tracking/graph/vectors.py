@@ -57,6 +57,12 @@ def vector_uuid(record: str) -> str:
     return str(uuid5(NAMESPACE_URL, f"graphiti-sessions:gs_embedding:{record}"))
 
 
+# The group's sessions that have no vector (written before the local embedder was on).
+MISSING_QUERY = (
+    "MATCH (s:Entity:Session) WHERE s.group_id = $group_id AND NOT s.session_id IN $skip "
+    f"OPTIONAL MATCH (v:{LABEL} {{record: s.uuid}}) WITH s, v WHERE v IS NULL "
+    "RETURN s.session_id AS session_id, s.summary_version AS version LIMIT $limit"
+)
 # A replaced session's records that its new summary no longer has lose their vectors (before the
 # records themselves are deleted, while the episode still MENTIONS them).
 REMOVE_STALE = (

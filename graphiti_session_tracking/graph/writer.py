@@ -64,6 +64,12 @@ class WriteResult:
     moved_from: list[str] = field(default_factory=list)
 
 
+# A session's summary as it was written: what its vectors are made from when they are made later.
+EPISODE_CONTENT_QUERY = (
+    "MATCH (e:Episodic) WHERE e.uuid IN $uuids RETURN e.uuid AS uuid, e.content AS content"
+)
+
+
 def _param(label: Label) -> str:
     return f"nodes_{label.value}"
 
@@ -256,13 +262,7 @@ class SessionGraphWriter:
                 except Exception as exc:
                     if not is_connection_loss(exc):
                         raise
-                    reason = str(exc).strip().splitlines()[0] if str(exc).strip() else "connection lost"
-                    raise BackendLost(
-                        f"{self.backend.kind} backend at {self.backend.location}",
-                        self.backend.why_lost() or f"{type(exc).__name__}: {reason}",
-                        len(results),
-                        len(summaries),
-                    ) from exc
+                    raise self._lost(exc, len(results), len(summaries)) from exc
                 results.update(zip(chunk, written, strict=True))
                 if on_batch is not None:
                     on_batch(list(zip(chunk, written, strict=True)))
@@ -510,6 +510,60 @@ class SessionGraphWriter:
         if key not in self._indexed:
             await vectors.ensure_index(driver, self.backend.dialect)
             self._indexed.add(key)
+
+    def _lost(self, exc: Exception, written: int, total: int) -> BackendLost:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else "connection lost"
+        return BackendLost(
+            f"{self.backend.kind} backend at {self.backend.location}",
+            self.backend.why_lost() or f"{type(exc).__name__}: {reason}",
+            written,
+            total,
+        )
+
+    async def backfill_vectors(self, batch_size: int = 200) -> int:
+        """Vectors for the sessions the graph holds without them (written before the local
+        embedder was on, or with it turned off): their summaries are read back from their episodes
+        and embedded as a write would. A run's ledger skips unchanged sessions, so without this
+        they would stay invisible to search by meaning. Returns how many sessions got vectors."""
+        if self.local is None:
+            return 0
+        try:
+            return await self._backfill(batch_size)
+        except Exception as exc:
+            if not is_connection_loss(exc):
+                raise
+            raise self._lost(exc, 0, 0) from exc
+
+    async def _backfill(self, batch_size: int) -> int:
+        assert self.local is not None
+        done = 0
+        for group in await self.backend.list_groups():
+            driver = await self.backend.driver_for(group)
+            await self._ensure_index(driver, group)
+            skip: set[str] = set()  # sessions whose episode is missing or not a summary we read
+            while True:
+                records, _, _ = await driver.execute_query(
+                    vectors.MISSING_QUERY, group_id=group, skip=sorted(skip), limit=batch_size
+                )
+                if not records:
+                    break
+                wanted = {episode_uuid(group, r["session_id"]): r for r in records}
+                stored, _, _ = await driver.execute_query(EPISODE_CONTENT_QUERY, uuids=list(wanted))
+                contents = {row["uuid"]: row["content"] for row in stored}
+                graphs = []
+                for uuid, record in wanted.items():
+                    try:
+                        summary = EnhancedSessionSummary.model_validate_json(contents.get(uuid) or "")
+                    except ValueError:
+                        skip.add(record["session_id"])
+                        continue
+                    graphs.append(map_summary(summary, group, int(record["version"] or 1)))
+                if graphs:
+                    await driver.execute_query(
+                        vectors.write_section(self.backend.dialect), vectors=self._vectors(graphs)
+                    )
+                    done += len(graphs)
+        return done
 
     def _vectors(self, graphs: list[SessionGraph]) -> list[dict[str, Any]]:
         """One row per embedded record of the batch, all embedded in one call."""

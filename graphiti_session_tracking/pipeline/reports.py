@@ -55,5 +55,6 @@ class WriteReport:
 class IngestReport(WriteReport):
     llm_calls: int = 0
     read_incrementally: int = 0
+    vectors_backfilled: int = 0  # stored sessions given the local embedder's vectors this run
     # Kept out by the configuration (excluded_paths, keep_length_days): "<source>: <why>".
     excluded: list[str] = field(default_factory=list)

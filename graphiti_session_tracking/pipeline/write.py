@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from graphiti_session_tracking.graph.backends import Backend
+from graphiti_session_tracking.graph.backends import Backend, BackendLost
 from graphiti_session_tracking.graph.schema import resolve_group_id
 
 from .ledger import Ledger
@@ -74,6 +74,13 @@ async def write(
                 on_progress(item.path)
 
     await writer.ingest_many([item.summary for item in writable], group_id=group_id, on_batch=committed)
+    from graphiti_session_tracking.graph.writer import SessionGraphWriter
+
+    if isinstance(writer, SessionGraphWriter):  # sessions written before the local embedder was on
+        try:
+            report.vectors_backfilled = await writer.backfill_vectors()
+        except BackendLost as lost:  # every session of the run is written: say so
+            raise BackendLost(lost.where, lost.why, len(writable), len(writable)) from lost
     return report
 
 

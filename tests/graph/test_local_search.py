@@ -133,3 +133,23 @@ def test_fuse_sums_reciprocal_ranks() -> None:
     fused = fuse([[a, b], [b, c]])
     assert [(h.uuid, h.score) for h in fused] == [("b", 1.5), ("a", 1.0), ("c", 0.5)]
     assert S2  # the shared fixtures are the ones test_queries writes
+
+
+async def test_sessions_written_before_the_embedder_get_their_vectors_later(
+    backend: Backend, local: LocalEmbedder
+) -> None:
+    """A graph written with the local embedder off: turning it on gives every stored session the
+    vectors a write would have made (read back from its episode), once; search finds them."""
+    await SessionGraphWriter(backend).ingest_many(outage())
+    assert await _rows(backend, APP, "MATCH (v:GsVector) RETURN v.record AS uuid") == []
+    writer = SessionGraphWriter(backend, local=local)
+    assert await writer.backfill_vectors(batch_size=2) == len(outage())
+    written = {
+        str(r["uuid"]): str(r["kind"])
+        for r in await _rows(backend, APP, "MATCH (v:GsVector) RETURN v.record AS uuid, v.kind AS kind")
+    }
+    assert await writer.backfill_vectors() == 0  # nothing left without vectors
+    assert written[entity_uuid(APP, Label.SESSION, S9)] == "Session"
+    assert set(written.values()) == {"Session", "Decision", "ErrorResolution", "ConfigChange"}
+    hits = await nearest_hits(backend, PARAPHRASE, local, limit=3, kind="error")
+    assert any(DB_ERROR in hit.text for hit in hits)
