@@ -2,10 +2,12 @@
 
 - Decisions: the offline decisions read from the transcript's structure (a user's answer to a
   question, an approved plan, an explicit marker: confidence >= STRUCTURAL) are kept word for word;
-  the model's are added unless they say the same (`same_choice`); a kept one without a rationale
-  takes the model's, and the model's wording follows the user's exact choice when it names more
-  ("Auth approach: GitHub App — Use a GitHub App ... via actions/create-github-app-token"). Offline decisions read from phrasing alone are dropped: the model read the same text
-  and its precision there is higher. A model's decision gets a confidence from how much of it the
+  the model's are added unless they say the same (`same_choice`; a retelling of a structural one
+  needs only half the shorter one's words: it answers the same question). A kept one without a
+  rationale takes the model's, and the model's wording follows the user's exact choice when it
+  names more ("Auth approach: GitHub App — Use a GitHub App ... via actions/create-github-app-token").
+  Offline decisions read from phrasing alone are dropped: the model read the same text and its
+  precision there is higher. A model's decision gets a confidence from how much of it the
   session's own words carry (0.5 to 0.9) and `by` only when the model names user or assistant.
 - Errors: the model decides which errors the session hit, one row per distinct error: rows that
   name different files, positions, codes, tests or commits are different errors (`same_error`),
@@ -118,7 +120,15 @@ def merge_decisions(
     structural = len(kept)
     for decision in model:
         text = f"{decision.decision} {decision.rationale}"
-        at = next((i for i, k in enumerate(kept) if same_choice(k.decision, decision.decision)), None)
+        at = next(
+            (
+                i
+                for i, k in enumerate(kept)
+                if same_choice(k.decision, decision.decision)
+                or (i < structural and similar(k.decision, decision.decision))
+            ),
+            None,
+        )
         if at is None:
             confidence = round(0.5 + 0.4 * grounding(text, session_words), 2)
             kept.append(decision.model_copy(update={"confidence": confidence}))

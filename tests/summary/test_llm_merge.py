@@ -108,3 +108,12 @@ def test_a_users_choice_stays_word_for_word_with_what_the_model_read_it_to_mean(
     assert first.decision == f"{asked.decision} — {model[0].decision}"
     assert first.by == "user" and first.rationale == "org-owned, short-lived tokens"
     assert merged[1].decision.startswith("No CHANGELOG entry") and merged[1].confidence is not None
+
+
+def test_the_models_retelling_of_a_users_answer_joins_it() -> None:
+    asked = DecisionRecord(decision="Install method: Pre-built binaries", confidence=0.9, by="user")
+    told = DecisionRecord(decision="Install pre-built binaries from the release archives", rationale="fast")
+    (merged,) = merge_decisions([asked], [told], session_words=set())
+    assert merged.decision.startswith("Install method: Pre-built binaries — ") and merged.rationale == "fast"
+    other = DecisionRecord(decision="Install the docs site with pnpm", rationale="")
+    assert len(merge_decisions([], [told, other], session_words=set())) == 2  # two model rows stay two
