@@ -339,8 +339,18 @@ class _SessionBuilder:
         redirects the work. Other attachments (reminders, hook output, background-task
         notifications) are the harness's."""
         text = redact_pasted_tokens(_queued_prompt(record))
-        if not text.strip():
-            return
+        if text.strip():
+            self._user_message(record, line_no, timestamp, text, is_harness_text(text), [])
+
+    def _user_message(
+        self,
+        record: dict[str, Any],
+        line_no: int,
+        timestamp: datetime | None,
+        text: str,
+        is_meta: bool,
+        results: list[str],
+    ) -> None:
         self.session.messages.append(
             Message(
                 uuid=self._uuid(record, line_no),
@@ -350,7 +360,8 @@ class _SessionBuilder:
                 line=line_no,
                 is_sidechain=self._sidechain(record, line_no),
                 from_subagent=self.sidechain_file is not None,
-                is_meta=is_harness_text(text),
+                is_meta=is_meta,
+                tool_results=results,
             )
         )
 
@@ -502,19 +513,7 @@ class _SessionBuilder:
         typed = "\n".join(texts)
         if not result_ids:  # typed by a person: a token pasted alone on a line is a credential
             typed = redact_pasted_tokens(typed)
-        self.session.messages.append(
-            Message(
-                uuid=self._uuid(record, line_no),
-                role="user",
-                text=typed,
-                timestamp=timestamp,
-                line=line_no,
-                is_sidechain=self._sidechain(record, line_no),
-                from_subagent=self.sidechain_file is not None,
-                is_meta=is_meta or is_harness_text(typed),
-                tool_results=result_ids,
-            )
-        )
+        self._user_message(record, line_no, timestamp, typed, is_meta or is_harness_text(typed), result_ids)
 
     def finish(self) -> None:
         for message in self.session.messages:
