@@ -11,10 +11,11 @@
   session's own words carry (0.5 to 0.9) and `by` only when the model names user or assistant.
 - Errors: the model decides which errors the session hit, one row per distinct error: rows that
   name different files, positions, codes, tests or commits are different errors (`same_error`),
-  whatever words they share. Where the offline rules found the same error, its row (the failing line as printed) stands in for the model's, with the model's root
-  cause and fix filling its empty fields (and its fix replacing one that only lists the files edited
-  and commands run). An offline error the model does not confirm is left out: on sessions nobody
-  tuned rules for, 1 in 27 such rows was an error a careful reader counts (bench/fidelity.py).
+  whatever words they share. Where the offline rules found the same error, its row (the failing
+  line as printed) stands in for the model's, with the model's root cause and fix filling its
+  empty fields (and its fix replacing one that only lists the files edited and commands run). An
+  offline error the model does not confirm is left out: on sessions nobody tuned rules for, 1 in
+  27 such rows was an error a careful reader counts (bench/fidelity.py).
 - Config changes: values read from the edits win; the model adds rows only for a configuration
   file the session edited that the offline rows say nothing of.
 """
@@ -174,11 +175,10 @@ def same_error(a: str, b: str) -> bool:
     ma, mb = _message(a), _message(b)
     if ma and mb and (ma in mb or mb in ma):
         return True
-    for na, nb in zip(_names(a), _names(b), strict=True):
-        if na and nb and not na & nb:
-            return False
-    shared = [bool(na & nb) for na, nb in zip(_names(a), _names(b), strict=True)]
-    return similar(a, b, 0.5 if any(shared) else 0.6)
+    pairs = list(zip(_names(a), _names(b), strict=True))
+    if any(na and nb and not na & nb for na, nb in pairs):
+        return False
+    return similar(a, b, 0.5 if any(na & nb for na, nb in pairs) else 0.6)
 
 
 def merge_errors(
