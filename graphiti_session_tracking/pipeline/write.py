@@ -80,7 +80,7 @@ async def write(
         try:
             report.vectors_backfilled = await writer.backfill_vectors()
         except BackendLost as lost:  # every session of the run is written: say so
-            raise BackendLost(lost.where, lost.why, len(writable), len(writable)) from lost
+            raise lost.of_run(len(writable), len(writable)) from lost
     return report
 
 

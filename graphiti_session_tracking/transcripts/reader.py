@@ -31,11 +31,6 @@ from .spill import (
     preview_input,
 )
 
-# Record types Claude Code writes that carry no conversation content for us; counted, not parsed
-# (of the attachments, only a prompt queued by the user is read: `_queued`).
-_BOOKKEEPING_TYPES = frozenset(
-    {"queue-operation", "file-history-snapshot", "progress", "attachment", "system"}
-)
 __all__ = [
     "INPUT_TEXT_LIMIT",
     "TEXT_LIMIT",
@@ -321,7 +316,8 @@ class _SessionBuilder:
             self._queued(record, line_no, timestamp)
             return
         if kind not in ("user", "assistant"):
-            # Known bookkeeping and unknown future types: counted above, never a crash.
+            # Bookkeeping (queue-operation, file-history-snapshot, progress, system) and unknown
+            # future types: counted above, never a crash.
             return
         message = record.get("message")
         if not isinstance(message, dict):
