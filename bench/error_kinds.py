@@ -21,29 +21,36 @@ from typing import Any
 from fidelity import DEFAULT_CORPUS, _all_phrases, load_split
 
 from graphiti_session_tracking.summary import errors as errors_module
+from graphiti_session_tracking.summary.errors import commands as commands_module
 from graphiti_session_tracking.summary.errors import lines as lines_module
 from graphiti_session_tracking.summary.errors import verdict
 from graphiti_session_tracking.summary.errors import walk as errors_walk
 from graphiti_session_tracking.summary.model import ErrorResolution
-from graphiti_session_tracking.transcripts.model import Session, ToolCall
+from graphiti_session_tracking.tools.model import ToolIntent
+from graphiti_session_tracking.transcripts.model import Session, ToolCall, ToolKind
 from graphiti_session_tracking.transcripts.reader import read_transcript
 
 
 def _rows_with_calls(session: Session) -> list[tuple[ErrorResolution, ToolCall | None]]:
-    """The extractor's rows, each with the failing call it was recorded from."""
+    """The extractor's rows, each with the failing call it was recorded from (resolved or not)."""
     made: list[tuple[ErrorResolution, ToolCall | None]] = []
-    original = errors_walk._record  # looked up by the walk, where a failure is resolved
+    originals = {name: getattr(errors_walk, name) for name in ("_record", "_unresolved")}
 
-    def recording(*args: Any, **kwargs: Any) -> ErrorResolution:
-        record = original(*args, **kwargs)
-        made.append((record, args[2].failing))
+    def recording(name: str) -> Any:
+        def record(*args: Any, **kwargs: Any) -> ErrorResolution:
+            row = originals[name](*args, **kwargs)
+            made.append((row, args[2].failing))  # the failure is the third argument of both
+            return row
+
         return record
 
-    errors_walk._record = recording  # type: ignore[assignment]
+    for name in originals:
+        setattr(errors_walk, name, recording(name))
     try:
         rows = errors_module.extract_errors_resolved(session)
     finally:
-        errors_walk._record = original  # type: ignore[assignment]
+        for name, original in originals.items():
+            setattr(errors_walk, name, original)
     by_id = {id(record): call for record, call in made}
     return [(row, by_id.get(id(row))) for row in rows]
 
@@ -103,10 +110,43 @@ def _line_kind(call: ToolCall, label: dict[str, Any], rows: list[str]) -> str:
     return f"{spread}, label line {label_form} at {near} from a row line {_form(raw[row_at])}"
 
 
+def _why_not_work(call: ToolCall) -> str:
+    """Which of `failure_lines`' reasons set the call aside."""
+    result = call.result
+    assert result is not None
+    if call.kind is not ToolKind.COMMAND:
+        return f"a {call.kind.value} tool, is_error {result.is_error}"
+    text = lines_module._clean(result.text)
+    if verdict._NOT_AN_ERROR.search(text[:500]):
+        return "refused or interrupted"
+    judged = commands_module._verdict(call)
+    if judged is not None and judged.kind.intent in (ToolIntent.READ, ToolIntent.SEARCH):
+        return f"a lookup: {judged.kind.what}, `{judged.base} {judged.subcommand or ''}`".replace(
+            " `", " `", 1
+        )
+    if lines_module._TIMED_OUT.match(text):
+        return "a check that timed out"
+    return "a hiccup or no line"
+
+
+def _why_not_failed(call: ToolCall) -> str:
+    """What the call that did not count as failed was."""
+    result = call.result
+    assert result is not None
+    if call.kind is not ToolKind.COMMAND:
+        return f"a {call.kind.value} tool"
+    judged = commands_module._verdict(call)
+    what = judged.kind.what if judged is not None else "an unknown program"
+    if commands_module._is_check(call):
+        what = "a check"
+    return f"a command that {what}, exit 0" if not result.is_error else f"{what}, is_error"
+
+
 def diagnose(split: str, corpus: Path) -> None:
     missed: Counter[str] = Counter()
     noisy: Counter[str] = Counter()
     lines_seen: Counter[str] = Counter()
+    programs: Counter[str] = Counter()  # what ran, for a right failure with another line
     found = 0
     for transcript, label in load_split(corpus, split):
         session = read_transcript(transcript)
@@ -128,6 +168,7 @@ def diagnose(split: str, corpus: Path) -> None:
                 noisy["pasted by the user, no label"] += 1
             elif labelled := next((e for e in counted if _all_phrases(text, e)), None):
                 noisy["right failure, another line"] += 1
+                programs[" ".join(commands_module._kind_key(call)[1:3])] += 1
                 lines_seen["noisy row: " + _line_kind(call, labelled, [row.error])] += 1
             elif any(_all_phrases(text, e) for e in trivial):
                 noisy["a trivial failure, another line"] += 1
@@ -149,9 +190,9 @@ def diagnose(split: str, corpus: Path) -> None:
                     "missed: " + _line_kind(call, label_, [r.error for r, c in rows if c is call])
                 ] += 1
             elif lines is None:
-                kind = "call judged not about the work"
+                kind = f"call judged not about the work ({_why_not_work(call)})"
             elif not lines:
-                kind = "call not judged failed"
+                kind = f"call not judged failed ({_why_not_failed(call)})"
             else:
                 kind = (
                     "failed, never seen resolved"
@@ -166,6 +207,10 @@ def diagnose(split: str, corpus: Path) -> None:
     print("noisy rows, by what their failing call holds:")
     for kind, n in noisy.most_common():
         print(f"  {n:4}  {kind}")
+    print(
+        "a right failure with another line, by program:",
+        ", ".join(f"{p} {n}" for p, n in programs.most_common()),
+    )
     print("a right failure with another line: where the label's phrases sit")
     for kind, n in lines_seen.most_common():
         print(f"  {n:4}  {kind}")

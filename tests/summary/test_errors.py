@@ -87,12 +87,41 @@ def test_cargo_build_error_then_fix(tmp_path: Path) -> None:
     assert record.verification == "`cargo build 2>&1` passed"
 
 
-def test_unresolved_failure_gives_no_record(tmp_path: Path) -> None:
+def test_an_unresolved_failure_is_recorded_without_a_fix(tmp_path: Path) -> None:
     t = TranscriptBuilder()
     t.user("Run the tests.")
     t.bash("pytest", "Exit code 1\nFAILED tests/test_a.py::test_one - assert 1 == 2\n1 failed", is_error=True)
-    t.edit("src/a.py", "return 1", "return 2")
+    t.edit(
+        "src/a.py", "return 1", "return 2", text="The test fails because the fixture returns a stale value."
+    )
     t.bash("cargo test", "test result: ok. 3 passed; 0 failed")  # another kind: does not resolve it
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    assert record.error == "FAILED tests/test_a.py::test_one - assert 1 == 2"
+    assert record.root_cause == "The test fails because the fixture returns a stale value."
+    assert (record.fix, record.verification) == ("", "")
+
+
+def test_a_resolved_error_and_the_same_error_left_open_are_one_record(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Run both suites.")
+    t.bash("pytest", "Exit code 1\nE   ImportError: no module named foo\n1 failed", is_error=True)
+    t.edit("setup.py", "a", "b")
+    t.bash("pytest", "3 passed")
+    t.bash("python tools/x.py", "Exit code 1\nImportError: no module named foo", is_error=True)
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    assert record.error == "ImportError: no module named foo"
+    assert record.fix == "Edited setup.py"
+
+
+def test_errors_printed_while_exiting_0_and_never_rerun_give_no_record(tmp_path: Path) -> None:
+    """Without the session's reaction, a script's logged errors may be what it is meant to print."""
+    t = TranscriptBuilder()
+    t.user("Import the files.")
+    t.bash("python import.py", "Error processing a.json: bad escape\nimported 3 files")
 
     assert extract_errors_resolved(t.read(tmp_path)) == []
 
@@ -181,7 +210,9 @@ def test_different_scripts_are_different_kinds(tmp_path: Path) -> None:
     t.bash("python a.py", "Exit code 1\nValueError: bad", is_error=True)
     t.bash("python b.py", "fine")
 
-    assert extract_errors_resolved(t.read(tmp_path)) == []
+    [record] = extract_errors_resolved(t.read(tmp_path))  # b.py running says nothing of a.py
+
+    assert (record.error, record.fix, record.verification) == ("ValueError: bad", "", "")
 
 
 def test_a_sub_agent_is_read_like_the_main_thread(tmp_path: Path) -> None:
@@ -277,7 +308,10 @@ def test_a_check_whose_output_is_full_of_errors_did_not_pass(tmp_path: Path) -> 
         "src/a.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.",
     )
 
-    assert extract_errors_resolved(t.read(tmp_path)) == []
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    assert record.error.startswith("src/a.ts(3,7): error TS2322")
+    assert (record.fix, record.verification) == ("", "")  # still failing: never resolved
 
 
 RUSTC_ERRORS = (
@@ -409,8 +443,10 @@ def test_an_error_that_comes_back_was_not_fixed(tmp_path: Path) -> None:
         is_error=True,
     )
 
-    [record] = extract_errors_resolved(t.read(tmp_path))
+    record, back = extract_errors_resolved(t.read(tmp_path))  # the one that came back, as of then
 
+    assert back.error == "error: Failed to start: Class constructors cannot be invoked without 'new'"
+    assert back.fix == ""  # it came back after the edit: not fixed
     assert record.error == "TypeError: createLogger is not a function"
     assert record.fix == "Edited index.ts"
     assert record.verification == "rerun of `npm start` no longer reports it"
@@ -469,8 +505,9 @@ def test_a_server_that_runs_until_the_time_limit_got_past_the_error(tmp_path: Pa
     t.edit("app.py", "a", "b")
     t.bash("pytest", "Command timed out after 2m 0.0s", is_error=True)  # a check that hung proves nothing
 
-    [record] = extract_errors_resolved(t.read(tmp_path))
+    record, hung = extract_errors_resolved(t.read(tmp_path))
 
+    assert (hung.error, hung.fix) == ("AssertionError: boom", "")  # a check that hung proved nothing
     assert record.error == "Error: listen EADDRINUSE: address already in use :::8080"
     assert record.fix == "Ran `kill 60782`"
     assert record.verification == "`node serve.ts` kept running without the error until the time limit"
@@ -789,3 +826,76 @@ def test_a_caused_by_chain_gives_its_deepest_cause(tmp_path: Path) -> None:
     (record,) = extract_errors_resolved(t.read(tmp_path))
     assert record.error.startswith("panicked at src/settings.rs:101:30: Failed to load configuration")
     assert record.error.endswith(" / Import not found: /w/hk/pkl/Builtins.pkl")
+
+
+def _only_error(tmp_path: Path, command: str, output: str, *, is_error: bool = True) -> list[str]:
+    """The error lines recorded for one failing call that is never resolved."""
+    t = TranscriptBuilder()
+    t.user("Go.")
+    t.bash(command, output, is_error=is_error)
+    return [r.error for r in extract_errors_resolved(t.read(tmp_path))]
+
+
+def test_pytest_summary_names_each_failed_test_with_its_message(tmp_path: Path) -> None:
+    output = (
+        "Exit code 1\ntests/t.py::test_a FAILED\ntests/t.py::test_b PASSED\ntests/t.py::test_c FAILED\n"
+        "___ test_a ___\nE   AssertionError: assert 1 == 2\n___ test_c ___\nE   assert 'x' in 'y'\n"
+        "=== short test summary info ===\n"
+        "FAILED tests/t.py::test_a - AssertionError: assert 1 == 2\n"
+        "FAILED tests/t.py::test_c - assert 'x' in 'y'\n2 failed, 1 passed"
+    )
+    assert _only_error(tmp_path, "pytest -v", output) == [
+        "FAILED tests/t.py::test_a - AssertionError: assert 1 == 2",
+        "FAILED tests/t.py::test_c - assert 'x' in 'y'",
+    ]
+
+
+def test_a_go_test_failure_is_the_test_with_what_it_reported(tmp_path: Path) -> None:
+    output = (
+        "Exit code 1\n--- FAIL: TestWait (0.00s)\n    wait_test.go:34: got 2, want 3\n"
+        "FAIL\nFAIL\texample.com/auth/wait\t0.010s\nFAIL"
+    )
+    assert _only_error(tmp_path, "go test ./...", output) == [
+        "--- FAIL: TestWait (0.00s) / wait_test.go:34: got 2, want 3"
+    ]
+
+
+def test_a_go_package_line_is_no_test_and_its_build_errors_are_the_failure(tmp_path: Path) -> None:
+    output = (
+        "Exit code 1\n# example.com/cli\ncli/explain_test.go:797:70: too many arguments in call to format\n"
+        "FAIL\texample.com/cli [build failed]\nFAIL"
+    )
+    assert _only_error(tmp_path, "go test ./...", output) == [
+        "cli/explain_test.go:797:70: too many arguments in call to format"
+    ]
+
+
+def test_a_headline_that_only_says_it_failed_keeps_the_line_that_says_what(tmp_path: Path) -> None:
+    output = "Exit code 1\n   Linting and checking validity of types ...\n> Build error occurred\n[TypeError: generate is not a function]"
+    assert _only_error(tmp_path, "npx next build", output) == [
+        "> Build error occurred [TypeError: generate is not a function]"
+    ]
+
+
+def test_a_ci_log_read_back_is_the_work_failing(tmp_path: Path) -> None:
+    """`gh run view --log-failed` is a lookup, but what it prints is the work failing in CI."""
+    log = (
+        "lint\tRun lint\t2026-01-02T10:00:00.1234567Z Running gofmt\n"
+        "lint\tRun lint\t2026-01-02T10:00:01.1234567Z error: these files need formatting: a.go\n"
+        "lint\tRun lint\t2026-01-02T10:00:01.2234567Z ##[error]Process completed with exit code 1.\n"
+    )
+    t = TranscriptBuilder()
+    t.user("Why is CI red?")
+    t.bash("gh run view 123 --log-failed | tail -20", log)
+    t.bash("gofmt -w a.go")
+    t.bash("gh run view 124 --log-failed", "")
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    assert record.error == "error: these files need formatting: a.go"
+    assert record.fix == "Ran `gofmt -w a.go`"
+
+
+def test_a_ci_run_still_in_progress_is_no_error(tmp_path: Path) -> None:
+    output = "Exit code 1\nrun 28943891068 is still in progress; logs will be available when it is complete"
+    assert _only_error(tmp_path, "gh run view 28943891068 --log-failed", output) == []

@@ -21,19 +21,24 @@ _TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
 # Failing lines, most telling first. A diagnostic names a file position or an error code.
 _TAG = r"(?:\[ERROR\]\s+)?"  # Maven's tag before a diagnostic
 _DIAGNOSTIC = re.compile(
-    rf"^\s*{_TAG}(?:\S+\.[A-Za-z]{{1,5}}:\d+(?::\d+)?:|\S+\.[A-Za-z]{{1,5}}\(\d+,\d+\):|\S+\.java:\[\d+,\d+\])\s*"
+    rf"^\s*{_TAG}(?:vet: )?(?:\S+\.[A-Za-z]{{1,5}}:\d+(?::\d+)?:|\S+\.[A-Za-z]{{1,5}}\(\d+,\d+\):|\S+\.java:\[\d+,\d+\])\s*"
     r"(?!warning\b|note\b|info\b|hint\b|in\s|[:#]|\d+:?\s*$)(?:error\b:?\s*)?\S.*$"
     r"|^\s*error\[E\d+\]:\s+\S.*$"
     r"|^.*\berror TS\d+:.*$",
     re.IGNORECASE,
 )
+# pytest's short summary: the failed test and what it reported, on one line.
+_PYTEST_SUMMARY = re.compile(r"^((?:FAILED|ERROR) \S+ - \S.*)$")
 _PYTEST_E = re.compile(r"^E\s+((?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit)\b.*)$")
 _EXCEPTION = re.compile(
     r"^\s*((?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt)(?: \[\w+\])?(?::.*|\s*))$"
     r"|^\s*(\S+: No module named .*)$"
 )
+# A failed test: pytest, cargo, `go test -v`, and Jest's or Vitest's test file (`FAIL src/a.test.ts`,
+# not Go's package line `FAIL  example.com/pkg  0.01s`, which only sums up the tests above it).
 _FAILED_TEST = re.compile(
-    r"^\s*(FAILED\s+\S.*|\S+::\S+ FAILED\b.*|test \S+ \.\.\. FAILED.*|--- FAIL: .*|FAIL\s+\S+\.\w+.*)$"
+    r"^\s*(FAILED\s+\S.*|\S+::\S+ FAILED\b.*|test \S+ \.\.\. FAILED.*|--- FAIL: .*|"
+    r"FAIL\s+\S+\.(?:[cm]?[jt]sx?|vue|svelte|py|rb)(?!\S).*)$"
 )
 _REPORTED = re.compile(
     r"^\s*((?:remote: )?(?:error|fatal|npm ERR!|ERROR|Error|FATAL)[:!]?\s+\S.*|CONFLICT \(.*|\[ERROR\]\s+\S.*|"
@@ -73,19 +78,21 @@ def error_lines(text: str) -> list[str]:
     """The distinct failing lines of `text`, the most telling first (each cut to ERROR_LIMIT).
 
     Diagnostics (a compiler's `file:line:col: message`, `error[E0308]`, `error TS2307`) in their
-    order; the exception pytest reports (`E   ImportError: …`) or a traceback's last exception;
+    order; pytest's short summary (`FAILED t.py::test_a - AssertionError: …`: the test and what it
+    reported, which a careful reader writes down together); the exception pytest reports (`E   ImportError: …`) or a traceback's last exception;
     failed tests; then lines that report an error in words (`fatal: …`, `CONFLICT …`,
     `Would reformat: …`). Warnings and "could not compile"-style summaries are never chosen.
     """
     raw = _meaningful_lines(text)
     diagnostics = [line.strip() for line in raw if _DIAGNOSTIC.match(line) and not _VAGUE.search(line)]
+    summaries = [m.group(1) for line in raw if (m := _PYTEST_SUMMARY.match(line.strip()))]
     pytest_e = [m.group(1) for line in raw if (m := _PYTEST_E.match(line))]
     exceptions = [next(g for g in m.groups() if g) for line in raw if (m := _EXCEPTION.match(line))]
     panics = _panics(raw)
     tests = [m.group(1) for line in raw if (m := _FAILED_TEST.match(line))]
-    if not (diagnostics or pytest_e or panics or exceptions) and tests:
+    if tests and not summaries:
         tests = [_with_message(test, raw) for test in tests]
-    tiers = (diagnostics, pytest_e, panics, exceptions[-1:], tests)
+    tiers = (summaries, panics, tests, diagnostics, pytest_e, exceptions[-1:])
     ordered = next((tier for tier in tiers if tier), [])
     return _distinct(ordered) if ordered else _told_in_words(raw)
 
@@ -96,6 +103,10 @@ _TEST_MESSAGE = re.compile(
     r"(?i)\b(?:error|expected|received|assert\w*|exception|panic\w*|timed? ?out|not (?:equal|found)|"
     r"mismatch\w*|undefined|cannot|failed to)\b"
 )
+
+
+# Another test's result in a verbose listing: `tests/t.py::test_b PASSED`, `✓ adds`, `ok  pkg 0.3s`.
+_OTHER_RESULT = re.compile(r"\bPASS(?:ED)?\b|^(?:✓|√|ok\s)")
 
 
 def _with_message(test: str, raw: list[str]) -> str:
@@ -111,7 +122,7 @@ def _with_message(test: str, raw: list[str]) -> str:
     plain: list[str] = []
     for line in raw[at + 1 : at + 10]:
         stripped = line.strip()
-        if _FAILED_TEST.match(line) or _COUNT.search(stripped):
+        if _FAILED_TEST.match(line) or _COUNT.search(stripped) or _OTHER_RESULT.search(stripped):
             break  # the next test's report, or the totals
         if stripped.startswith(("at ", "File ", "❯ ", "⎯", "---", "___", "===")):
             continue
@@ -158,6 +169,49 @@ def _meaningful_lines(text: str) -> list[str]:
     return [line for line in raw if line.strip() and not _WARNING.match(line)]
 
 
+# Words of a headline that says only that something failed (`> Build error occurred`, `Error`,
+# `Compilation failed!`): what failed is on the line after it.
+_HEADLINE_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "build",
+        "compile",
+        "compilation",
+        "runtime",
+        "fatal",
+        "unhandled",
+        "uncaught",
+        "internal",
+        "syntax",
+        "unknown",
+        "error",
+        "errors",
+        "failure",
+        "failed",
+        "exception",
+        "occurred",
+        "occured",
+        "found",
+        "detected",
+        "encountered",
+    ]
+)
+
+
+def _is_headline(line: str) -> bool:
+    words = re.findall(r"[a-z]+", line.lower())
+    return bool(words) and len(words) <= 4 and all(w in _HEADLINE_WORDS for w in words)
+
+
+def _with_detail(line: str, raw: list[str], at: int) -> str:
+    """A headline with the line after it, which says what failed; any other line as it is."""
+    if at + 1 < len(raw) and (line.endswith(":") or _is_headline(line)):
+        return f"{line} {raw[at + 1].strip()}"
+    return line
+
+
 def _told_in_words(raw: list[str]) -> list[str]:
     """Lines that report an error in words tell one story (`error: gpg failed…` / `fatal: …`),
     each message once (`Error processing a.json: x` not again for b.json)."""
@@ -167,9 +221,7 @@ def _told_in_words(raw: list[str]) -> list[str]:
         m = _REPORTED.match(line)
         reason = _REMOTE_REASON.match(line) if remote_error else None
         if m and not _VAGUE.search(line):
-            said = m.group(1).strip()
-            if said.endswith(":") and at + 1 < len(raw):  # what it names is on the next line
-                said = f"{said} {raw[at + 1].strip()}"
+            said = _with_detail(m.group(1).strip(), raw, at)
             told.setdefault(_message_tail(said) or said, " / ".join([said, *_cause(raw, at)]))
             remote_error = remote_error or line.lstrip().startswith("remote: error")
         elif reason:
@@ -232,8 +284,13 @@ def _distinct(lines: list[str]) -> list[str]:
 _TASK_PREFIX = re.compile(r"^\[(?=[^\]\n]*[a-z])[\w:./@-]+\] ", re.MULTILINE)
 
 
+# A GitHub Actions log line as `gh run view --log` prints it: job, step and time before the line.
+_CI_LOG_PREFIX = re.compile(r"^[^\t\n]+\t[^\t\n]+\t\ufeff?\d{4}-\d\d-\d\dT[\d:.]+Z ?", re.MULTILINE)
+
+
 def _clean(text: str) -> str:
-    return _TASK_PREFIX.sub("", _TOOL_ERROR_TAG.sub("", _ANSI.sub("", text)).replace("\r", ""))
+    text = _CI_LOG_PREFIX.sub("", _TOOL_ERROR_TAG.sub("", _ANSI.sub("", text)).replace("\r", ""))
+    return _TASK_PREFIX.sub("", text)
 
 
 # A line that says in words that something failed, for output with no line of a known form.
@@ -247,10 +304,11 @@ _SAYS_FAILED = re.compile(
 def _telling_line(text: str) -> str:
     """The last line of a failure's output that says what failed in words: output opens with
     banners and echoes of the command and ends with its conclusion."""
-    for line in reversed(_meaningful_lines(text)):
-        stripped = line.strip()
+    raw = _meaningful_lines(text)
+    for at in range(len(raw) - 1, -1, -1):
+        stripped = raw[at].strip()
         if _SAYS_FAILED.search(stripped) and not _EXIT_CODE.match(stripped) and not _VAGUE.search(stripped):
-            return stripped
+            return _with_detail(stripped, raw, at)
     return ""
 
 

@@ -23,6 +23,7 @@ _FIX_LIMIT = 400
 _MAX_FILES_NAMED = 5
 _MAX_COMMANDS_NAMED = 2
 _ALSO_LIMIT = 300
+_CAUSE_WINDOW = 3  # calls after an unresolved failure whose preceding words may state its cause
 
 _ROOT_CAUSE = re.compile(
     r"\bbecause\b|\bcaused by\b|\bthe (?:issue|problem|error|bug|cause|failure) (?:is|was)\b|\broot cause\b|"
@@ -61,14 +62,7 @@ def _record(
     between = run.calls[start:success]
     # What the assistant said after the failure came back, up to and including the rerun's turn.
     said = [s for call in run.calls[start : success + 1] for s in texts.get(call.id, [])]
-    root_cause = next(
-        (
-            s.text
-            for s in said
-            if _ROOT_CAUSE.search(s.prose) and not _HEDGED.search(s.prose) and not _ONLY_WHERE.search(s.prose)
-        ),
-        "",
-    )
+    root_cause = _stated_cause(said)
     explanation = next(
         (
             s.text
@@ -80,17 +74,32 @@ def _record(
     key = _kind_key(failure.failing) if failure.failing is not None else _PASTED
     changed = _fix(session, between, key) or _changed_command(failure.failing, run.calls[success])
     fix = ". ".join(part.rstrip(".") for part in (changed, explanation) if part)
-    error = failure.line
-    if failure.also:
-        error = cut(
-            f"{error} (also: {'; '.join(_short(line) for line in failure.also)})", ERROR_LIMIT + _ALSO_LIMIT
-        )
     return ErrorResolution(
-        error=error,
+        error=_error_text(failure),
         root_cause=cut(root_cause, _FIX_LIMIT),
         fix=cut(fix, _FIX_LIMIT),
         verification=verification,
     )
+
+
+def _stated_cause(said: list[Sentence]) -> str:
+    """The assistant's first explicit, unhedged explanation of why it failed; else nothing."""
+    return next(
+        (
+            s.text
+            for s in said
+            if _ROOT_CAUSE.search(s.prose) and not _HEDGED.search(s.prose) and not _ONLY_WHERE.search(s.prose)
+        ),
+        "",
+    )
+
+
+def _error_text(failure: _Open) -> str:
+    """The failing line, naming the run's further distinct lines that got no record of their own."""
+    if not failure.also:
+        return failure.line
+    also = "; ".join(_short(line) for line in failure.also)
+    return cut(f"{failure.line} (also: {also})", ERROR_LIMIT + _ALSO_LIMIT)
 
 
 def _changed_command(failing: ToolCall | None, passing: ToolCall) -> str:
@@ -165,3 +174,16 @@ def _counts(text: str) -> str:
             pairs = [f"{n} {what}" for n, what in _COUNT.findall(line) if int(n) > 0]
             return ", ".join(pairs)
     return ""
+
+
+def _unresolved(
+    session: Session, run: _Run, failure: _Open, texts: dict[str, list[Sentence]]
+) -> ErrorResolution:
+    """A failure the session never got past: its line, and the root cause only when the assistant
+    stated one in the turns right after it; no fix, no verification."""
+    said = [
+        s
+        for call in run.calls[failure.first + 1 : failure.first + 1 + _CAUSE_WINDOW]
+        for s in texts.get(call.id, [])
+    ]
+    return ErrorResolution(error=_error_text(failure), root_cause=cut(_stated_cause(said), _FIX_LIMIT))

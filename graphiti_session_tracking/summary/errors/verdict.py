@@ -10,7 +10,7 @@ from graphiti_session_tracking.tools.model import ToolIntent
 from graphiti_session_tracking.transcripts import ToolCall, ToolKind
 
 from .._sentences import cut
-from .commands import _is_check, _kind_key, _verdict
+from .commands import _command, _is_check, _kind_key, _verdict
 from .lines import (
     _EXIT_CODE,
     _TIMED_OUT,
@@ -75,6 +75,10 @@ _COULD_NOT_RUN = re.compile(
 )
 
 
+# Reading a CI run's log or checks: the work failing on another machine, whatever the exit code.
+_READS_CI = re.compile(r"\bgh\s+(?:run\s+(?:view|watch)|pr\s+checks)\b|\bglab\s+ci\s+(?:view|trace|status)\b")
+
+
 def failure_lines(call: ToolCall) -> list[str] | None:
     """The distinct failing lines of a failed command; [] when it succeeded; None when it says
     nothing about the work (no result, not a command, a refusal, a lookup, a hiccup)."""
@@ -92,6 +96,8 @@ def failure_lines(call: ToolCall) -> list[str] | None:
     could_not_run = [cut(m.group(0).strip(), ERROR_LIMIT) for m in _COULD_NOT_RUN.finditer(text)]
     if could_not_run:
         return _distinct(could_not_run)
+    if _READS_CI.search(_command(call)):
+        return error_lines(text)  # the work's failure, read back from CI; none printed: it passed
     verdict = _verdict(call)
     if verdict is not None and verdict.kind.intent in (ToolIntent.READ, ToolIntent.SEARCH):
         return None  # `grep` finding nothing or `ls` of a missing folder is looking, not failing

@@ -12,7 +12,7 @@ from .._sentences import Sentence, cut, split_sentences
 from ..model import ErrorResolution
 from .commands import _PASTED, Key, _bare, _command, _is_check, _kind_key
 from .lines import _MAX_RECORDS_PER_RUN, _VOLATILE, _clean, _message_tail, _signature, pasted_errors
-from .record import _fix, _record, _verification
+from .record import _fix, _record, _unresolved, _verification
 from .verdict import _RAN_TESTS, _stalled, failure_lines, reported_lines
 
 # A merge that stopped on conflicts is done when the merge is committed or continued.
@@ -44,13 +44,15 @@ class _Run:
 
 
 def extract_errors_resolved(session: Session) -> list[ErrorResolution]:
-    """One record per distinct failing line that the session later got past, in order of failure."""
-    return _records(_walk(session))
-
-
-def _walk(session: Session) -> _Run:
-    """Every call in order, with the failures each opens and resolves."""
+    """One record per distinct failing line of the work, in order of failure: with its fix when the
+    session later got past it, with an empty fix when it never did (the error still happened, and
+    "have we seen this before?" needs it; no fix beats a made-up one)."""
     texts = _assistant_texts_by_call(session)
+    return _records(session, _walk(session, texts), texts)
+
+
+def _walk(session: Session, texts: dict[str, list[Sentence]]) -> _Run:
+    """Every call in order, with the failures each opens and resolves."""
     run = _Run()
     for message in session.messages:
         thread = "side" if message.is_sidechain or message.from_subagent else "main"
@@ -65,15 +67,27 @@ def _walk(session: Session) -> _Run:
     return run
 
 
-def _records(run: _Run) -> list[ErrorResolution]:
-    records: list[ErrorResolution] = []
+def _records(session: Session, run: _Run, texts: dict[str, list[Sentence]]) -> list[ErrorResolution]:
+    """The resolved failures, then the ones still open at the end, in order of failure, each error
+    once. A failure still open is recorded only when a call failed outright: errors a command
+    printed while exiting 0 (`soft`) and pasted ones need the session's reaction to count."""
+    unresolved = [
+        (failure.first, _unresolved(session, run, failure, texts))
+        for failures in run.open.values()
+        for failure in failures.values()
+        if failure.failing is not None and not failure.soft
+    ]
+    kept: list[tuple[int, ErrorResolution]] = []
     seen: set[str] = set()
-    for _, record in sorted(run.resolved.values(), key=lambda item: item[0]):
+    # a resolved record first: the same error hit twice in a session is one record, with its fix
+    for first, record in sorted(run.resolved.values(), key=lambda item: item[0]) + sorted(
+        unresolved, key=lambda item: item[0]
+    ):
         signature = _signature(record.error)
-        if signature not in seen:  # the same error hit twice in a session is one record
+        if signature not in seen:
             seen.add(signature)
-            records.append(record)
-    return records
+            kept.append((first, record))
+    return [record for _, record in sorted(kept, key=lambda item: item[0])]
 
 
 def _step(session: Session, run: _Run, thread: str, index: int, texts: dict[str, list[Sentence]]) -> None:
