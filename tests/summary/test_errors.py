@@ -384,9 +384,20 @@ def test_errors_pasted_by_the_user_count_once_a_check_passes_after_a_change(tmp_
 
 def test_pasted_error_without_a_passing_check_is_not_resolved(tmp_path: Path) -> None:
     t = TranscriptBuilder()
-    t.user("I see TypeError: createLogger is not a function when I start it")
+    t.user("It crashes on start:\nTypeError: createLogger is not a function\n    at main (index.ts:3:5)")
     t.edit("index.ts", "createLogger()", "logger")
     t.say("I changed the import; please try again.")
+
+    [record] = extract_errors_resolved(t.read(tmp_path))  # the user reported it: an error all the same
+
+    assert record.error == "TypeError: createLogger is not a function"
+    assert (record.fix, record.verification) == ("", "")
+
+
+def test_an_error_named_in_passing_is_not_a_paste(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("I see TypeError: createLogger is not a function when I start it")
+    t.edit("index.ts", "createLogger()", "logger")
 
     assert extract_errors_resolved(t.read(tmp_path)) == []
 

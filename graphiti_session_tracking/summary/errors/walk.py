@@ -68,14 +68,15 @@ def _walk(session: Session, texts: dict[str, list[Sentence]]) -> _Run:
 
 
 def _records(session: Session, run: _Run, texts: dict[str, list[Sentence]]) -> list[ErrorResolution]:
-    """The resolved failures, then the ones still open at the end, in order of failure, each error
-    once. A failure still open is recorded only when a call failed outright: errors a command
-    printed while exiting 0 (`soft`) and pasted ones need the session's reaction to count."""
+    """The resolved failures and the ones still open at the end, in order of failure, each error
+    once. A failure still open is recorded when a call failed outright or the user pasted it:
+    errors a command printed while exiting 0 (`soft`) may be what it is meant to print, and only
+    the session's reaction (the same command rerun clean after a change) makes them errors."""
     unresolved = [
         (failure.first, _unresolved(session, run, failure, texts))
         for failures in run.open.values()
         for failure in failures.values()
-        if failure.failing is not None and not failure.soft
+        if not failure.soft
     ]
     kept: list[tuple[int, ErrorResolution]] = []
     seen: set[str] = set()
