@@ -147,6 +147,7 @@ def diagnose(split: str, corpus: Path) -> None:
     noisy: Counter[str] = Counter()
     lines_seen: Counter[str] = Counter()
     programs: Counter[str] = Counter()  # what ran, for a right failure with another line
+    trivial_programs: Counter[str] = Counter()  # what ran, and the row's form, for a trivial one
     found = 0
     for transcript, label in load_split(corpus, split):
         session = read_transcript(transcript)
@@ -172,6 +173,7 @@ def diagnose(split: str, corpus: Path) -> None:
                 lines_seen["noisy row: " + _line_kind(call, labelled, [row.error])] += 1
             elif any(_all_phrases(text, e) for e in trivial):
                 noisy["a trivial failure, another line"] += 1
+                trivial_programs[f"{' '.join(commands_module._kind_key(call)[1:3])} ({_form(row.error)})"] += 1
             else:
                 noisy["no label for this failure"] += 1
         found += len(matched)
@@ -210,6 +212,10 @@ def diagnose(split: str, corpus: Path) -> None:
     print(
         "a right failure with another line, by program:",
         ", ".join(f"{p} {n}" for p, n in programs.most_common()),
+    )
+    print(
+        "a trivial failure with another line, by program (row's form):",
+        ", ".join(f"{p} {n}" for p, n in trivial_programs.most_common()),
     )
     print("a right failure with another line: where the label's phrases sit")
     for kind, n in lines_seen.most_common():

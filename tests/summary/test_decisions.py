@@ -461,6 +461,30 @@ def test_the_surest_are_kept_when_there_are_too_many(tmp_path: Path) -> None:
     assert records[-1].decision == "ship on Fridays only"
 
 
+def test_every_answer_the_user_gave_is_kept_beyond_the_cap(tmp_path: Path) -> None:
+    """Twelve questions answered are twelve choices the user made; the cap is on what prose says."""
+    t = TranscriptBuilder()
+    t.user("Set up the project.")
+    for n, (a, b) in enumerate(_PAIRS[:12]):
+        question = {
+            "question": f"Which tool for part {n}?",
+            "header": f"Part {n}",
+            "options": [{"label": a, "description": ""}, {"label": b, "description": ""}],
+            "multiSelect": False,
+        }
+        t.call(
+            "AskUserQuestion",
+            {"questions": [question]},
+            f'User has answered your questions: "Which tool for part {n}?"="{a}".',
+        )
+    for a, b in _PAIRS:
+        t.say(f"I'll use {a} for the docs instead of {b}.")
+    records = read_decisions(t.read(tmp_path))
+    answered = [r for r in records if r.by == "user"]
+    assert [r.decision for r in answered] == [f"Part {n}: {a}" for n, (a, _) in enumerate(_PAIRS[:12])]
+    assert len(records) - len(answered) <= MAX_DECISIONS
+
+
 def test_summary_json_round_trips_and_older_summaries_load() -> None:
     base = {
         "session_id": "s",

@@ -39,7 +39,7 @@ def _asked(session: Session) -> Iterator[_Found]:
                 continue
             record = _answered(question, answer.strip())
             if record is not None:
-                yield _Found(call.line, record)
+                yield _Found(call.line, record, answered=True)
 
 
 def _answered(question: dict[str, Any], answer: str) -> DecisionRecord | None:

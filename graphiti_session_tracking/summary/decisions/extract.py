@@ -1,5 +1,6 @@
-"""Every channel's forms gathered: several forms of one choice kept once (the surest), at most
-MAX_DECISIONS of MIN_CONFIDENCE or more, in transcript order."""
+"""Every channel's forms gathered: several forms of one choice kept once (the surest), every answer
+the user gave to the agent's questions and at most MAX_DECISIONS others, of MIN_CONFIDENCE or
+more, in transcript order."""
 
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ from .record import MAX_DECISIONS, MIN_CONFIDENCE, _Found
 
 
 def extract_decisions(session: Session, min_confidence: float = MIN_CONFIDENCE) -> list[DecisionRecord]:
-    """At most MAX_DECISIONS decisions of `min_confidence` or more, near-duplicates dropped (the
-    surer one kept), in transcript order."""
+    """The user's answers and at most MAX_DECISIONS other decisions of `min_confidence` or more,
+    near-duplicates dropped (the surer one kept), in transcript order."""
     found: list[_Found] = []
     for item in _every_form(session):
         key = _normalized(item.record.decision)
@@ -35,11 +36,14 @@ def extract_decisions(session: Session, min_confidence: float = MIN_CONFIDENCE) 
         ):
             found[found.index(twin)] = item
     found = [f for f in found if (f.record.confidence or 0) >= min_confidence]
-    if len(found) > MAX_DECISIONS:  # keep the surest, then the earliest
-        ranked = sorted(found, key=lambda f: (-(f.record.confidence or 0), f.line))[:MAX_DECISIONS]
-        found = [f for f in found if f in ranked]
-    found.sort(key=lambda f: f.line)
-    return [f.record for f in found]
+    # The user's answers to the agent's questions are each a choice the user made, however many;
+    # the cap is on what the rules read from prose and plans: keep the surest, then the earliest.
+    answered = [f for f in found if f.answered]
+    read = [f for f in found if not f.answered]
+    if len(read) > MAX_DECISIONS:
+        ranked = sorted(read, key=lambda f: (-(f.record.confidence or 0), f.line))[:MAX_DECISIONS]
+        read = [f for f in read if f in ranked]
+    return [f.record for f in sorted(answered + read, key=lambda f: f.line)]
 
 
 def _every_form(session: Session) -> Iterator[_Found]:

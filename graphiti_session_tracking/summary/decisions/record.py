@@ -38,6 +38,7 @@ By = Literal["assistant", "user"]
 class _Found:
     line: int
     record: DecisionRecord
+    answered: bool = False  # the user's answer to the agent's question: never capped
 
 
 def _record(
