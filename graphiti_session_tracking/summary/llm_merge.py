@@ -182,36 +182,44 @@ def same_error(a: str, b: str) -> bool:
 
 
 def merge_errors(
-    offline: Iterable[ErrorResolution], model: Iterable[ErrorResolution]
+    offline: Iterable[ErrorResolution], answers: Iterable[Iterable[ErrorResolution]]
 ) -> list[ErrorResolution]:
     """The model's errors, once each, with the offline row's exact failing line when the offline
-    rules found the same error; an offline row the model does not confirm is left out."""
+    rules found the same error; an offline row the model does not confirm is left out.
+
+    `answers` holds each answer's rows (one per part of a long session): an error said again in a
+    later part is dropped, but rows of one answer are kept apart, as the model wrote them (it listed
+    `python: command not found` and `common.sh: line 3: $'\\r': command not found` as two).
+    """
     found = list(offline)
     taken: set[int] = set()  # offline rows already standing in for a model row
-    said: list[str] = []  # the model's own rows so far, in its words
+    said: list[str] = []  # the model's rows of the earlier answers, in its words
     kept: list[ErrorResolution] = []
-    for error in model:
-        if any(same_error(text, error.error) for text in said):
-            continue  # said twice (two parts of a long session)
-        said.append(error.error)
-        at = next(
-            (i for i, k in enumerate(found) if i not in taken and same_error(k.error, error.error)), None
-        )
-        if at is None:
-            kept.append(error)
-            continue
-        taken.add(at)
-        twin = found[at]
-        filled = {
-            name: getattr(error, name)
-            for name in ("root_cause", "fix", "verification")
-            if getattr(error, name)
-            and (not getattr(twin, name) or (name == "fix" and _BARE_FIX.match(twin.fix)))
-        }
-        if _message(twin.error) and _message(twin.error) in _message(error.error):
-            filled["error"] = error.error  # the model quoted more of the same output: the whole line
-        kept.append(twin.model_copy(update=filled))
+    for answer in answers:
+        rows = list(answer)
+        for error in rows:
+            if any(same_error(text, error.error) for text in said):
+                continue  # said in an earlier part of a long session
+            kept.append(_with_twin(error, found, taken))
+        said += [error.error for error in rows]
     return kept
+
+
+def _with_twin(error: ErrorResolution, found: list[ErrorResolution], taken: set[int]) -> ErrorResolution:
+    """The model's row, or the offline row of the same error (not yet taken) filled in by it."""
+    at = next((i for i, k in enumerate(found) if i not in taken and same_error(k.error, error.error)), None)
+    if at is None:
+        return error
+    taken.add(at)
+    twin = found[at]
+    filled = {
+        name: getattr(error, name)
+        for name in ("root_cause", "fix", "verification")
+        if getattr(error, name) and (not getattr(twin, name) or (name == "fix" and _BARE_FIX.match(twin.fix)))
+    }
+    if _message(twin.error) and _message(twin.error) in _message(error.error):
+        filled["error"] = error.error  # the model quoted more of the same output: the whole line
+    return twin.model_copy(update=filled)
 
 
 def merge_config(

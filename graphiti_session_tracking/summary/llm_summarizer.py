@@ -296,7 +296,7 @@ def _combine(
     decisions = merge_decisions(
         offline.key_decisions or [], [d for a in answers for d in a.key_decisions], said
     )
-    errors = merge_errors(offline.errors_resolved or [], [e for a in answers for e in a.errors_resolved])
+    errors = merge_errors(offline.errors_resolved or [], [a.errors_resolved for a in answers])
     config = merge_config(
         offline.config_changes or [], [c for a in answers for c in a.config_changes], edited
     )

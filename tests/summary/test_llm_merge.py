@@ -57,7 +57,7 @@ def test_the_same_error_in_other_words_or_quoted_more_fully_is_one(a: str, b: st
 
 def test_every_distinct_error_the_model_lists_is_kept_and_a_twin_keeps_the_printed_line() -> None:
     offline = [ErrorResolution(error="AssertionError: assert 'x' in 'slack_token=[REDACTED]'")]
-    model = [
+    first = [
         ErrorResolution(
             error="FAILED tests/test_r.py::test_slack_token - AssertionError: assert 'x' in 'slack_token=[REDACTED]'",
             fix="kept the prefix",
@@ -65,16 +65,28 @@ def test_every_distinct_error_the_model_lists_is_kept_and_a_twin_keeps_the_print
         ErrorResolution(
             error="FAILED tests/test_r.py::test_github_token - AssertionError: assert 'y' in 'GITHUB_token=[REDACTED]'"
         ),
+    ]
+    second = [
         ErrorResolution(
             error="FAILED tests/test_r.py::test_github_token - AssertionError: assert 'y' in 'GITHUB_token=[REDACTED]'"
         ),
     ]
-    merged = merge_errors(offline, model)
+    merged = merge_errors(offline, [first, second])
     assert [e.error.split(" - ")[0] for e in merged] == [
         "FAILED tests/test_r.py::test_slack_token",  # the model quoted more of the same line
         "FAILED tests/test_r.py::test_github_token",  # said twice (two parts of a session): once
     ]
     assert merged[0].fix == "kept the prefix"
+
+
+def test_rows_of_one_answer_stay_apart_as_the_model_wrote_them() -> None:
+    """Alike in words, two commands not found: the model listed them as two, and two they stay."""
+    rows = [
+        ErrorResolution(error="bash: line 1: python: command not found"),
+        ErrorResolution(error="/p/.specify/scripts/bash/common.sh: line 3: $'\\r': command not found"),
+    ]
+    assert merge_errors([], [rows]) == rows
+    assert merge_errors([], [rows[:1], rows[:1]]) == rows[:1]  # said again in a later part: once
 
 
 def test_a_shared_topic_is_not_the_same_choice() -> None:
