@@ -910,3 +910,18 @@ def test_a_ci_log_read_back_is_the_work_failing(tmp_path: Path) -> None:
 def test_a_ci_run_still_in_progress_is_no_error(tmp_path: Path) -> None:
     output = "Exit code 1\nrun 28943891068 is still in progress; logs will be available when it is complete"
     assert _only_error(tmp_path, "gh run view 28943891068 --log-failed", output) == []
+
+
+def test_a_failure_that_only_says_error_names_nothing(tmp_path: Path) -> None:
+    """`pkill` that matched nothing: the harness prints a bare "Error"."""
+    assert _only_error(tmp_path, 'pkill -f "node serve.ts"', "Error") == []
+
+
+def test_a_powershell_lookup_of_a_missing_path_is_looking_not_failing(tmp_path: Path) -> None:
+    output = "Get-ChildItem : Cannot find path 'C:\\skills\\ROUTER.md' because it does not exist."
+    assert _only_error(tmp_path, "Get-ChildItem -Path C:\\skills\\ROUTER.md", output) == []
+
+
+def test_a_package_managers_echo_of_its_script_is_never_the_error(tmp_path: Path) -> None:
+    output = "Exit code 1\n\n> app@0.1.0 lint\n> next lint\n\nInvalid Options: Unknown options: useEslintrc"
+    assert _only_error(tmp_path, "npm run lint", output) == ["Invalid Options: Unknown options: useEslintrc"]

@@ -90,6 +90,9 @@ I, D = ToolIntent, ToolDomain  # noqa: E741 - short names keep the table readabl
         ("./scripts/run_tests.sh -v", "run_tests.sh", None, I.VALIDATE, D.TESTING),
         ("bash -c 'npm run build'", "npm", "build", I.EXECUTE, D.CODE),
         ("echo '# Notes' > NOTES.md", "echo", None, I.CREATE, D.DOCUMENTATION),
+        ('Get-ChildItem -Path "C:\\src" -Recurse', "Get-ChildItem", None, I.READ, D.FILESYSTEM),
+        ('Get-Content -Path "C:\\src\\SKILL.md"', "Get-Content", None, I.READ, D.FILESYSTEM),
+        ("Select-String -Pattern TODO -Path *.ps1", "Select-String", None, I.SEARCH, D.CODE),
     ],
 )
 def test_commands(command: str, base: str, sub: str | None, intent: ToolIntent, domain: ToolDomain) -> None:

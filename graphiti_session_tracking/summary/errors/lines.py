@@ -312,10 +312,19 @@ def _telling_line(text: str) -> str:
     return ""
 
 
+# A package manager's echo of the script it runs: `> app@1.0.0 lint` and `> next lint` under it.
+_SCRIPT_ECHO = re.compile(r"^> \S+@\S+ \S+|^> \S")
+
+
 def _first_line(text: str) -> str:
     for line in text.splitlines():
         stripped = line.strip()
-        if stripped and not _EXIT_CODE.match(stripped) and not _WARNING.match(stripped):
+        if (
+            stripped
+            and not _EXIT_CODE.match(stripped)
+            and not _WARNING.match(stripped)
+            and not _SCRIPT_ECHO.match(stripped)
+        ):
             return stripped
     return ""
 

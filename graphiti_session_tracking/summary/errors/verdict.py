@@ -19,6 +19,7 @@ from .lines import (
     _clean,
     _distinct,
     _first_line,
+    _is_headline,
     _meaningful_lines,
     _telling_line,
     _told_in_words,
@@ -113,10 +114,10 @@ def failure_lines(call: ToolCall) -> list[str] | None:
     lines = error_lines(text)
     if lines:
         return [_named(call, line) for line in lines]
-    first = _first_line(text)
-    if not first or _HICCUP.search(text):
-        return None  # a failure that names nothing, or a missing file: not the work failing
-    return [cut(_telling_line(text) or first, ERROR_LIMIT)]
+    said = _telling_line(text) or _first_line(text)
+    if not said or _HICCUP.search(text) or _is_headline(said):
+        return None  # a failure that names nothing ("Error"), or a missing file: not the work failing
+    return [cut(said, ERROR_LIMIT)]
 
 
 def _named(call: ToolCall, line: str) -> str:

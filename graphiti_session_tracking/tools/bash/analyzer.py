@@ -43,6 +43,8 @@ class BashAnalyzer:
         head, args = words[0], words[1:]
         prog = program_name(head)
         judge = _TABLE.get(prog) or _SERVERS.get(prog) or _PY_MODULES.get(prog)
+        if judge is None and "-" in prog and prog[:1].isupper():  # a PowerShell cmdlet: `Get-ChildItem`
+            judge = _TABLE.get(prog.lower())
         if judge is None and prog.endswith((".py", ".sh", ".js", ".ts", ".rb", ".pl", ".bash")):
             return _script_verdict(prog, head, args)
         if judge is None and "/" in head:

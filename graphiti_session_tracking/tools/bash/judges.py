@@ -820,6 +820,12 @@ _TABLE: dict[str, Judge] = {
     "env": _which,
     # files
     **_each("ls ll la l dir tree exa eza lsd vdir", _simple(FILE_LIST)),
+    # PowerShell's lookups, by name (looked up in lower case: PowerShell ignores case) and alias
+    **_each(
+        "get-childitem gci get-item gi get-itemproperty resolve-path get-location gl", _simple(FILE_LIST)
+    ),
+    **_each("get-content gc test-path", _simple(FILE_READ)),
+    **_each("select-string sls", _simple(CODE_SEARCH)),
     **_each(
         "cat bat batcat less more view most nl od xxd hexdump strings zcat zless tac", _reader(FILE_READ)
     ),
