@@ -925,3 +925,8 @@ def test_a_powershell_lookup_of_a_missing_path_is_looking_not_failing(tmp_path: 
 def test_a_package_managers_echo_of_its_script_is_never_the_error(tmp_path: Path) -> None:
     output = "Exit code 1\n\n> app@0.1.0 lint\n> next lint\n\nInvalid Options: Unknown options: useEslintrc"
     assert _only_error(tmp_path, "npm run lint", output) == ["Invalid Options: Unknown options: useEslintrc"]
+
+
+def test_a_command_line_the_shell_could_not_parse_is_a_typo(tmp_path: Path) -> None:
+    output = "Exit code 2\nbash: -c: line 0: syntax error near unexpected token `('"
+    assert _only_error(tmp_path, "git add src/app/(protected)/page.tsx", output) == []

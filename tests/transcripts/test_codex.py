@@ -396,7 +396,8 @@ async def test_a_real_session_with_patches_failures_and_fixes() -> None:
     assert codes == ["TS2345", "TS2769", "TS2322"]
     assert all(e.fix.startswith("Edited ") for e in errors if " error TS" in e.error)
     assert not any("rejected" in e.error for e in errors)
-    assert any("syntax error near unexpected token" in e.error and "instead of" in e.fix for e in errors)
+    # the shell could not parse a command line (an unquoted path with parentheses): a typo, no record
+    assert not any("syntax error near unexpected token" in e.error for e in errors)
 
 
 async def test_code_mode_scripts_are_read_as_the_calls_they_make() -> None:

@@ -336,7 +336,9 @@ async def test_summary_of_the_session() -> None:
     assert summary.objective.startswith("Due dates like `2025-11-20T09:30` crash `parse_due()`")
     assert summary.files_modified == ["src/todo/dates.py", "tests/test_dates.py"]
     errors = summary.errors_resolved or []
-    assert [e.error for e in errors] == ["src/todo/dates.py:7: ValueError"]  # the stopped server is no error
+    assert [e.error for e in errors] == [  # pytest's summary line; the stopped server is no error
+        "FAILED tests/test_api.py::test_parse_due_datetime - ValueError: Invalid isoformat string: '2025-11-20T09:30'"
+    ]
     assert errors[0].fix.startswith("Edited src/todo/dates.py")
     assert [(c.sha, c.message) for c in summary.commits or []] == [
         ("7c3e9a1", "Fix parse_due for ISO datetimes")

@@ -76,6 +76,13 @@ _COULD_NOT_RUN = re.compile(
 )
 
 
+# The shell could not parse the command line itself (a quoting slip): a typo, not the work failing;
+# a script's own syntax error (`run.sh: line 30: syntax error …`) is the work's.
+_UNPARSED = re.compile(
+    r"(?<![\w.-])(?:ba|z|da)?sh: -c: line \d+: (?:syntax error near unexpected token|unexpected EOF while looking)|"
+    r"^\(eval\):\d+: parse error near",
+    re.MULTILINE,
+)
 # Reading a CI run's log or checks: the work failing on another machine, whatever the exit code.
 _READS_CI = re.compile(r"\bgh\s+(?:run\s+(?:view|watch)|pr\s+checks)\b|\bglab\s+ci\s+(?:view|trace|status)\b")
 
@@ -92,7 +99,7 @@ def failure_lines(call: ToolCall) -> list[str] | None:
             return [cut(line, ERROR_LIMIT)]  # a Write refused by the file system
         return [] if _kind_key(call)[1] != call.name else None
     text = _clean(result.text)
-    if _NOT_AN_ERROR.search(text[:500]):
+    if _NOT_AN_ERROR.search(text[:500]) or _UNPARSED.search(text[:1000]):
         return None
     could_not_run = [cut(m.group(0).strip(), ERROR_LIMIT) for m in _COULD_NOT_RUN.finditer(text)]
     if could_not_run:
