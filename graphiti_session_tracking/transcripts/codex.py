@@ -169,6 +169,27 @@ def _output_text(output: Any) -> str:
     return "\n".join(i["text"] for i in items if isinstance(i, dict) and isinstance(i.get("text"), str))
 
 
+def _answered(call: ToolCall, result: ToolResult) -> ToolResult:
+    """A `request_user_input` output (`{"answers": {"<question id>": {"answers": ["<label>"]}}}`)
+    with the answers by question text, as Claude Code's AskUserQuestion keeps them."""
+    parsed = _args(result.text) if result.text.lstrip().startswith("{") else None
+    by_id = _obj(parsed, "answers") if parsed is not None else {}
+    answers: dict[str, str] = {}
+    for question in _list(call.input.get("questions")):
+        given = by_id.get(str(question.get("id", "")))
+        picked = given.get("answers") if isinstance(given, dict) else None
+        said = (
+            [a.strip() for a in picked if isinstance(a, str) and a.strip()]
+            if isinstance(picked, list)
+            else []
+        )
+        if isinstance(question.get("question"), str) and said:
+            answers[question["question"]] = ", ".join(said)
+    if not answers:
+        return result
+    return ToolResult(result.text, result.is_error, result.timestamp, {"answers": answers})
+
+
 def _result(payload: dict[str, Any], timestamp: datetime | None) -> ToolResult:
     """A tool's output, with the exit code read from 0.40's JSON or 0.1xx's header (a sandbox denial
     and a refusal fail too); a failed command's text starts `Exit code N` as Claude Code's does (the
@@ -303,7 +324,7 @@ class _CodexBuilder:
                 result = self._script_result(payload["call_id"], result)
             calls = self.calls.get(payload["call_id"])
             for call in calls or []:
-                call.result = result
+                call.result = _answered(call, result) if call.kind is ToolKind.QUESTION else result
             if calls is None:
                 self.pending[payload["call_id"]] = result
 
@@ -362,6 +383,8 @@ class _CodexBuilder:
         elif name == "wait" and (cell := waits_for(args)) is not None:
             self.scripts[call_id] = cell
             self._record(call_id, name, ToolKind.BACKGROUND, args)
+        elif name == "request_user_input":  # Plan mode's questions, shaped like Claude Code's
+            self._record(call_id, name, ToolKind.QUESTION, args)
         elif name == "update_plan":
             plan = [s for s in _list(args.get("plan")) if isinstance(s.get("step"), str)]
             todos = [{"content": s["step"], "status": s.get("status", "pending")} for s in plan]

@@ -497,3 +497,49 @@ def test_a_rollout_written_before_0_39_is_read_too(tmp_path: Path) -> None:
     )
     assert "The test fails on an undefined x." in [m.text for m in session.messages]
     assert session.problems == [] and session.record_counts["state"] == 2
+
+
+async def test_plan_modes_questions_and_the_answers_given_are_the_users_decisions(tmp_path: Path) -> None:
+    """`request_user_input` (Codex's Plan mode) reads as a question, its answers by question text."""
+    questions = [
+        {
+            "id": "storage",
+            "header": "Storage",
+            "question": "Where should sessions be stored?",
+            "options": [
+                {"label": "SQLite (Recommended)", "description": "One file, no server to run"},
+                {"label": "Postgres", "description": "Shared by the team"},
+            ],
+        },
+        {
+            "id": "auth",
+            "header": "Auth",
+            "question": "Which login should the CLI use?",
+            "options": [{"label": "Device code", "description": ""}, {"label": "API key", "description": ""}],
+        },
+    ]
+    call = {
+        "type": "function_call",
+        "name": "request_user_input",
+        "arguments": json.dumps({"questions": questions}),
+        "call_id": "q1",
+    }
+    answers = {
+        "answers": {"storage": {"answers": ["SQLite (Recommended)"]}, "auth": {"answers": ["API key"]}}
+    }
+    output = {"type": "function_call_output", "call_id": "q1", "output": json.dumps(answers)}
+    path = tmp_path / "rollout.jsonl"
+    meta = DASHBOARD.read_text().splitlines()[0]
+    path.write_text(
+        "\n".join([meta, _line("response_item", call, 2), _line("response_item", output, 3)]) + "\n"
+    )
+
+    session = read_codex(path)
+    [question] = session.tool_calls
+    assert question.kind is ToolKind.QUESTION
+    summary = await summarize_session(session)
+    decided = [(d.decision, d.rationale, d.alternatives, d.by) for d in summary.key_decisions or []]
+    assert decided == [
+        ("Storage: SQLite", "One file, no server to run", ["Postgres"], "user"),
+        ("Auth: API key", "", ["Device code"], "user"),
+    ]
