@@ -139,10 +139,11 @@ def test_approved_plan(tmp_path: Path) -> None:
 
 
 def test_plan_to_implement_and_rejected_plan(tmp_path: Path) -> None:
-    t = TranscriptBuilder()
-    t.user("Implement the following plan:\n\n" + _PLAN)
-    [record] = read_decisions(t.read(tmp_path))
-    assert record.confidence == PLANNED
+    for handover in ("Implement the following plan:", "PLEASE IMPLEMENT THIS PLAN:"):  # Claude Code, Codex
+        t = TranscriptBuilder()
+        t.user(f"{handover}\n\n" + _PLAN)
+        [record] = read_decisions(t.read(tmp_path))
+        assert record.confidence == PLANNED
 
     t = TranscriptBuilder()
     t.user("Fix the cli.")

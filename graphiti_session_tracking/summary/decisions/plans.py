@@ -1,5 +1,6 @@
 """The plan channel: the approach, rationale, alternatives and reasoned steps of a plan the user
-approved (ExitPlanMode accepted, or "Implement the following plan:")."""
+approved (ExitPlanMode accepted, "Implement the following plan:", Codex's "PLEASE IMPLEMENT THIS
+PLAN:")."""
 
 from __future__ import annotations
 
@@ -14,7 +15,11 @@ from .record import _LIST_ITEM, _RECOMMENDED, PLAN_STEP, PLANNED, _Found, _lead,
 
 # --- Plans: the approach of an approved plan ----------------------------------------------------
 
-_IMPLEMENT_PLAN = re.compile(r"^\s*Implement the following plan:\s*", re.IGNORECASE)
+# The message that hands an approved plan over for implementation: Claude Code's, and Codex's
+# after Plan mode.
+_IMPLEMENT_PLAN = re.compile(
+    r"^\s*(?:Implement the following plan|PLEASE IMPLEMENT THIS PLAN):\s*", re.IGNORECASE
+)
 _HEADING = re.compile(r"^\s*(#{1,6})\s+(.*?)\s*#*\s*$")
 _APPROACH = re.compile(
     r"^(?:(?:the|our|proposed|chosen|recommended|selected|final)\s+)?"
