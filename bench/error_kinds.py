@@ -173,7 +173,9 @@ def diagnose(split: str, corpus: Path) -> None:
                 lines_seen["noisy row: " + _line_kind(call, labelled, [row.error])] += 1
             elif any(_all_phrases(text, e) for e in trivial):
                 noisy["a trivial failure, another line"] += 1
-                trivial_programs[f"{' '.join(commands_module._kind_key(call)[1:3])} ({_form(row.error)})"] += 1
+                trivial_programs[
+                    f"{' '.join(commands_module._kind_key(call)[1:3])} ({_form(row.error)})"
+                ] += 1
             else:
                 noisy["no label for this failure"] += 1
         found += len(matched)
