@@ -77,11 +77,13 @@ _STALL = re.compile(r"^`[^`]*` waited for an answer at an interactive prompt")
 def error_lines(text: str) -> list[str]:
     """The distinct failing lines of `text`, the most telling first (each cut to ERROR_LIMIT).
 
-    Diagnostics (a compiler's `file:line:col: message`, `error[E0308]`, `error TS2307`) in their
-    order; pytest's short summary (`FAILED t.py::test_a - AssertionError: …`: the test and what it
-    reported, which a careful reader writes down together); the exception pytest reports (`E   ImportError: …`) or a traceback's last exception;
-    failed tests; then lines that report an error in words (`fatal: …`, `CONFLICT …`,
-    `Would reformat: …`). Warnings and "could not compile"-style summaries are never chosen.
+    The first of: pytest's short summary (`FAILED t.py::test_a - AssertionError: …`: the test and
+    what it reported, which a careful reader writes down together); Rust panics; failed tests with
+    what their report says; diagnostics (a compiler's `file:line:col: message`, `error[E0308]`,
+    `error TS2307`) in their order; the exception pytest reports (`E   ImportError: …`); a
+    traceback's last exception; else the lines that report an error in words (`fatal: …`,
+    `CONFLICT …`, `Would reformat: …`). Warnings and "could not compile"-style summaries are never
+    chosen.
     """
     raw = _meaningful_lines(text)
     diagnostics = [line.strip() for line in raw if _DIAGNOSTIC.match(line) and not _VAGUE.search(line)]
@@ -172,31 +174,9 @@ def _meaningful_lines(text: str) -> list[str]:
 # Words of a headline that says only that something failed (`> Build error occurred`, `Error`,
 # `Compilation failed!`): what failed is on the line after it.
 _HEADLINE_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "build",
-        "compile",
-        "compilation",
-        "runtime",
-        "fatal",
-        "unhandled",
-        "uncaught",
-        "internal",
-        "syntax",
-        "unknown",
-        "error",
-        "errors",
-        "failure",
-        "failed",
-        "exception",
-        "occurred",
-        "occured",
-        "found",
-        "detected",
-        "encountered",
-    ]
+    {"a", "an", "the", "build", "compile", "compilation", "runtime", "fatal", "unhandled", "uncaught"}
+    | {"internal", "syntax", "unknown", "error", "errors", "failure", "failed", "exception", "occurred"}
+    | {"occured", "found", "detected", "encountered"}
 )
 
 
@@ -312,8 +292,8 @@ def _telling_line(text: str) -> str:
     return ""
 
 
-# A package manager's echo of the script it runs: `> app@1.0.0 lint` and `> next lint` under it.
-_SCRIPT_ECHO = re.compile(r"^> \S+@\S+ \S+|^> \S")
+# A package manager's echo of the script it runs (`> app@1.0.0 lint`, then `> next lint`).
+_SCRIPT_ECHO = re.compile(r"^> \S")
 
 
 def _first_line(text: str) -> str:
