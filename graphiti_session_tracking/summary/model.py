@@ -168,20 +168,25 @@ class EnhancedSessionSummary(_Record):
 
         section("Completed", [f"- {t}" for t in self.completed_tasks or []])
         section("Discoveries", [f"- {d}" for d in self.discoveries or []])
-        errors: list[str] = []
-        for err in self.errors_resolved or []:
-            errors += [f"### {_cut(err.error, 60)}"]
-            errors += [
-                f"- **{k}**: {v}"
-                for k, v in (
-                    ("Root cause", err.root_cause),
-                    ("Fix", err.fix),
-                    ("Verification", err.verification),
-                )
-                if v
-            ]
-            errors.append("")
-        section("Errors Resolved", errors[:-1])
+        # An error with neither fix nor verification was never seen resolved: said apart, not
+        # under "Errors Resolved".
+        for title, resolved in (("Errors Resolved", True), ("Errors Not Resolved", False)):
+            errors: list[str] = []
+            for err in self.errors_resolved or []:
+                if bool(err.fix or err.verification) is not resolved:
+                    continue
+                errors += [f"### {_cut(err.error, 60)}"]
+                errors += [
+                    f"- **{k}**: {v}"
+                    for k, v in (
+                        ("Root cause", err.root_cause),
+                        ("Fix", err.fix),
+                        ("Verification", err.verification),
+                    )
+                    if v
+                ]
+                errors.append("")
+            section(title, errors[:-1])
         section("Root Cause Analysis", [self.root_cause_analysis] if self.root_cause_analysis else [])
         if self.config_changes:
             rows = ["| File | Setting | Change | Reason |", "|------|---------|--------|--------|"]

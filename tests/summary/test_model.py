@@ -121,6 +121,21 @@ def test_long_errors_are_cut_at_60_with_one_ellipsis_and_short_ones_are_not() ->
     assert "..." not in summary.to_markdown()
 
 
+def test_an_error_never_seen_resolved_has_its_own_section() -> None:
+    summary = a1().model_copy(
+        update={
+            "errors_resolved": [
+                ErrorResolution(error="E1", fix="Edited a.py"),
+                ErrorResolution(error="E2", root_cause="the port is taken"),
+            ]
+        }
+    )
+    text = summary.to_markdown()
+    resolved, _, rest = text.partition("## Errors Not Resolved")
+    assert "## Errors Resolved\n\n### E1\n- **Fix**: Edited a.py" in resolved and "E2" not in resolved
+    assert rest.startswith("\n\n### E2\n- **Root cause**: the port is taken\n")
+
+
 def test_json_round_trip_is_exact() -> None:
     summary = a1()
     assert EnhancedSessionSummary.model_validate_json(summary.model_dump_json()) == summary
