@@ -121,9 +121,7 @@ def _why_not_work(call: ToolCall) -> str:
         return "refused or interrupted"
     judged = commands_module._verdict(call)
     if judged is not None and judged.kind.intent in (ToolIntent.READ, ToolIntent.SEARCH):
-        return f"a lookup: {judged.kind.what}, `{judged.base} {judged.subcommand or ''}`".replace(
-            " `", " `", 1
-        )
+        return f"a lookup: {judged.kind.what}, `{' '.join(filter(None, (judged.base, judged.subcommand)))}`"
     if lines_module._TIMED_OUT.match(text):
         return "a check that timed out"
     return "a hiccup or no line"
