@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from transcript_builder import TranscriptBuilder
 
 from graphiti_session_tracking.summary.errors import extract_errors_resolved
@@ -839,53 +840,81 @@ def test_a_caused_by_chain_gives_its_deepest_cause(tmp_path: Path) -> None:
     assert record.error.endswith(" / Import not found: /w/hk/pkl/Builtins.pkl")
 
 
-def _only_error(tmp_path: Path, command: str, output: str, *, is_error: bool = True) -> list[str]:
-    """The error lines recorded for one failing call that is never resolved."""
-    t = TranscriptBuilder()
-    t.user("Go.")
-    t.bash(command, output, is_error=is_error)
-    return [r.error for r in extract_errors_resolved(t.read(tmp_path))]
-
-
-def test_pytest_summary_names_each_failed_test_with_its_message(tmp_path: Path) -> None:
-    output = (
+# One failing call, never resolved: the lines recorded for it (which line a careful reader writes
+# down, and which failures are no error of the work at all).
+_ONE_CALL = [
+    pytest.param(
+        "pytest -v",
         "Exit code 1\ntests/t.py::test_a FAILED\ntests/t.py::test_b PASSED\ntests/t.py::test_c FAILED\n"
         "___ test_a ___\nE   AssertionError: assert 1 == 2\n___ test_c ___\nE   assert 'x' in 'y'\n"
         "=== short test summary info ===\n"
         "FAILED tests/t.py::test_a - AssertionError: assert 1 == 2\n"
-        "FAILED tests/t.py::test_c - assert 'x' in 'y'\n2 failed, 1 passed"
-    )
-    assert _only_error(tmp_path, "pytest -v", output) == [
-        "FAILED tests/t.py::test_a - AssertionError: assert 1 == 2",
-        "FAILED tests/t.py::test_c - assert 'x' in 'y'",
-    ]
-
-
-def test_a_go_test_failure_is_the_test_with_what_it_reported(tmp_path: Path) -> None:
-    output = (
+        "FAILED tests/t.py::test_c - assert 'x' in 'y'\n2 failed, 1 passed",
+        [
+            "FAILED tests/t.py::test_a - AssertionError: assert 1 == 2",
+            "FAILED tests/t.py::test_c - assert 'x' in 'y'",
+        ],
+        id="pytest's summary names each failed test with its message",
+    ),
+    pytest.param(
+        "go test ./...",
         "Exit code 1\n--- FAIL: TestWait (0.00s)\n    wait_test.go:34: got 2, want 3\n"
-        "FAIL\nFAIL\texample.com/auth/wait\t0.010s\nFAIL"
-    )
-    assert _only_error(tmp_path, "go test ./...", output) == [
-        "--- FAIL: TestWait (0.00s) / wait_test.go:34: got 2, want 3"
-    ]
-
-
-def test_a_go_package_line_is_no_test_and_its_build_errors_are_the_failure(tmp_path: Path) -> None:
-    output = (
+        "FAIL\nFAIL\texample.com/auth/wait\t0.010s\nFAIL",
+        ["--- FAIL: TestWait (0.00s) / wait_test.go:34: got 2, want 3"],
+        id="a go test failure is the test with what it reported",
+    ),
+    pytest.param(
+        "go test ./...",
         "Exit code 1\n# example.com/cli\ncli/explain_test.go:797:70: too many arguments in call to format\n"
-        "FAIL\texample.com/cli [build failed]\nFAIL"
-    )
-    assert _only_error(tmp_path, "go test ./...", output) == [
-        "cli/explain_test.go:797:70: too many arguments in call to format"
-    ]
+        "FAIL\texample.com/cli [build failed]\nFAIL",
+        ["cli/explain_test.go:797:70: too many arguments in call to format"],
+        id="a go package line is no test; its build errors are the failure",
+    ),
+    pytest.param(
+        "npx next build",
+        "Exit code 1\n   Linting and checking validity of types ...\n> Build error occurred\n"
+        "[TypeError: generate is not a function]",
+        ["> Build error occurred [TypeError: generate is not a function]"],
+        id="a headline that only says it failed keeps the line that says what",
+    ),
+    pytest.param(
+        "gh run view 28943891068 --log-failed",
+        "Exit code 1\nrun 28943891068 is still in progress; logs will be available when it is complete",
+        [],
+        id="a CI run still in progress is no error",
+    ),
+    pytest.param(
+        'pkill -f "node serve.ts"', "Error", [], id="a bare Error (pkill matched nothing) names nothing"
+    ),
+    pytest.param(
+        "Get-ChildItem -Path C:\\skills\\ROUTER.md",
+        "Get-ChildItem : Cannot find path 'C:\\skills\\ROUTER.md' because it does not exist.",
+        [],
+        id="a PowerShell lookup of a missing path is looking, not failing",
+    ),
+    pytest.param(
+        "npm run lint",
+        "Exit code 1\n\n> app@0.1.0 lint\n> next lint\n\nInvalid Options: Unknown options: useEslintrc",
+        ["Invalid Options: Unknown options: useEslintrc"],
+        id="a package manager's echo of its script is never the error",
+    ),
+    pytest.param(
+        "git add src/app/(protected)/page.tsx",
+        "Exit code 2\nbash: -c: line 0: syntax error near unexpected token `('",
+        [],
+        id="a command line the shell could not parse is a typo",
+    ),
+]
 
 
-def test_a_headline_that_only_says_it_failed_keeps_the_line_that_says_what(tmp_path: Path) -> None:
-    output = "Exit code 1\n   Linting and checking validity of types ...\n> Build error occurred\n[TypeError: generate is not a function]"
-    assert _only_error(tmp_path, "npx next build", output) == [
-        "> Build error occurred [TypeError: generate is not a function]"
-    ]
+@pytest.mark.parametrize(("command", "output", "recorded"), _ONE_CALL)
+def test_one_failing_call_never_resolved(
+    tmp_path: Path, command: str, output: str, recorded: list[str]
+) -> None:
+    t = TranscriptBuilder()
+    t.user("Go.")
+    t.bash(command, output, is_error=True)
+    assert [r.error for r in extract_errors_resolved(t.read(tmp_path))] == recorded
 
 
 def test_a_ci_log_read_back_is_the_work_failing(tmp_path: Path) -> None:
@@ -905,28 +934,3 @@ def test_a_ci_log_read_back_is_the_work_failing(tmp_path: Path) -> None:
 
     assert record.error == "error: these files need formatting: a.go"
     assert record.fix == "Ran `gofmt -w a.go`"
-
-
-def test_a_ci_run_still_in_progress_is_no_error(tmp_path: Path) -> None:
-    output = "Exit code 1\nrun 28943891068 is still in progress; logs will be available when it is complete"
-    assert _only_error(tmp_path, "gh run view 28943891068 --log-failed", output) == []
-
-
-def test_a_failure_that_only_says_error_names_nothing(tmp_path: Path) -> None:
-    """`pkill` that matched nothing: the harness prints a bare "Error"."""
-    assert _only_error(tmp_path, 'pkill -f "node serve.ts"', "Error") == []
-
-
-def test_a_powershell_lookup_of_a_missing_path_is_looking_not_failing(tmp_path: Path) -> None:
-    output = "Get-ChildItem : Cannot find path 'C:\\skills\\ROUTER.md' because it does not exist."
-    assert _only_error(tmp_path, "Get-ChildItem -Path C:\\skills\\ROUTER.md", output) == []
-
-
-def test_a_package_managers_echo_of_its_script_is_never_the_error(tmp_path: Path) -> None:
-    output = "Exit code 1\n\n> app@0.1.0 lint\n> next lint\n\nInvalid Options: Unknown options: useEslintrc"
-    assert _only_error(tmp_path, "npm run lint", output) == ["Invalid Options: Unknown options: useEslintrc"]
-
-
-def test_a_command_line_the_shell_could_not_parse_is_a_typo(tmp_path: Path) -> None:
-    output = "Exit code 2\nbash: -c: line 0: syntax error near unexpected token `('"
-    assert _only_error(tmp_path, "git add src/app/(protected)/page.tsx", output) == []

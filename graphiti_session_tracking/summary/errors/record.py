@@ -58,7 +58,7 @@ def _record(
     texts: dict[str, list[Sentence]],
     verification: str,
 ) -> ErrorResolution:
-    start = failure.first + 1 if failure.failing is not None else failure.first  # pasted: calls before it
+    start = _after(failure)
     between = run.calls[start:success]
     # What the assistant said after the failure came back, up to and including the rerun's turn.
     said = [s for call in run.calls[start : success + 1] for s in texts.get(call.id, [])]
@@ -80,6 +80,12 @@ def _record(
         fix=cut(fix, _FIX_LIMIT),
         verification=verification,
     )
+
+
+def _after(failure: _Open) -> int:
+    """The first call after the failure (for a pasted error, `first` already counts the calls
+    before it)."""
+    return failure.first + 1 if failure.failing is not None else failure.first
 
 
 def _stated_cause(said: list[Sentence]) -> str:
@@ -181,6 +187,6 @@ def _unresolved(
 ) -> ErrorResolution:
     """A failure the session never got past: its line, and the root cause only when the assistant
     stated one in the turns right after it; no fix, no verification."""
-    start = failure.first + 1 if failure.failing is not None else failure.first
+    start = _after(failure)
     said = [s for call in run.calls[start : start + _CAUSE_WINDOW] for s in texts.get(call.id, [])]
     return ErrorResolution(error=_error_text(failure), root_cause=cut(_stated_cause(said), _FIX_LIMIT))
