@@ -4,8 +4,10 @@
 
 Each run copies the real dev transcripts (bench/corpus/dev) round robin into a fresh folder, each
 copy a session of its own (a new session id), and ingests them with `graphiti-sessions ingest`
-into a fresh FalkorDB Lite file, in a process of its own whose peak RSS is printed (the database
-server is a process of its own). Goals: at least 40 sessions/s end to end on 2 cores; peak memory
+into a fresh FalkorDB Lite file, in a process of its own whose peak RSS is printed, sampled every
+50 ms, and the peak PSS of it with the worker processes that read transcripts on every core (pipeline/parallel.py;
+the database server is a process of its own, not counted). `GRAPHITI_SESSIONS_WORKERS=1` in the
+environment measures the run without workers. Goals: at least 40 sessions/s end to end on 2 cores; peak memory
 at most 250 MB and flat in the number of sessions (the largest run against the smallest close to 1x).
 
 A backfill's transcripts are old: the copies are dated `--age-days` ago (3 by default), so the
@@ -24,6 +26,8 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+
+import psutil
 
 CORPUS = Path(__file__).resolve().parent / "corpus" / "dev" / "transcripts"
 _SESSION_ID = re.compile(rb'"sessionId":\s*"[^"]*"')
@@ -45,8 +49,9 @@ def copies(folder: Path, count: int, age_days: float) -> int:
     return size
 
 
-def run(count: int, age_days: float) -> tuple[float, float, int]:
-    """(seconds, peak MB of the ingest process, bytes read) for a first ingest of `count` sessions."""
+def run(count: int, age_days: float) -> tuple[float, float, float, int]:
+    """(seconds, peak MB of the ingest process, and with its workers, bytes read) for a first ingest
+    of `count` sessions."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "transcripts"
         size = copies(folder, count, age_days)
@@ -56,12 +61,6 @@ def run(count: int, age_days: float) -> tuple[float, float, int]:
             "GRAPHITI_TELEMETRY_ENABLED": "false",
             "GRAPHITI_SESSIONS_SERVER_IDLE_S": "0",
         }
-        code = (
-            "import resource, subprocess, sys\n"
-            "done = subprocess.run(sys.argv[1:], capture_output=True)\n"
-            "if done.returncode: sys.exit(done.stderr.decode()[-2000:])\n"
-            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
-        )
         command = [
             sys.executable,
             "-m",
@@ -69,18 +68,36 @@ def run(count: int, age_days: float) -> tuple[float, float, int]:
             "ingest",
             "--db",
             str(Path(tmp) / "g.db"),
+            str(folder),
         ]
         started = time.perf_counter()
-        out = subprocess.run(
-            [sys.executable, "-c", code, *command, str(folder)], env=env, capture_output=True, text=True
-        )
+        process = psutil.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        peak, peak_tree = 0, 0
+        while process.poll() is None:
+            own, tree = _rss(process)
+            peak, peak_tree = max(peak, own), max(peak_tree, tree)
+            time.sleep(0.05)
         elapsed = time.perf_counter() - started
-        if out.returncode:
-            raise SystemExit(out.stderr)
-        # The peak of the largest child: the ingest (the server's keeper is started detached
-        # and the server is its child, neither is counted here).
-        peak_kb = int(out.stdout.strip().splitlines()[-1])
-    return elapsed, peak_kb / 1024, size
+        if process.returncode:
+            raise SystemExit(process.stderr.read().decode()[-2000:] if process.stderr else "ingest failed")
+    return elapsed, peak / 2**20, peak_tree / 2**20, size
+
+
+def _rss(process: psutil.Process) -> tuple[int, int]:
+    """The ingest process's resident memory (RSS), and the proportional share (PSS: a page shared
+    by n processes counts 1/n) of it and its reading workers together (the fork server and the
+    pool; not the database server and its keeper, which outlive the run)."""
+    try:
+        own = process.memory_info().rss
+        tree = process.memory_full_info().pss
+        for child in process.children(recursive=True):
+            command = " ".join(child.cmdline())
+            if "redis-server" in command or "embedded_server" in command:
+                continue
+            tree += child.memory_full_info().pss
+    except psutil.Error:
+        return 0, 0
+    return own, tree
 
 
 def main() -> None:
@@ -93,11 +110,12 @@ def main() -> None:
     counts = [int(n) for n in args.sessions.split(",")]
     results = {}
     for count in counts:
-        elapsed, peak, size = run(count, age)
+        elapsed, peak, tree, size = run(count, age)
         results[count] = peak
         print(
             f"{count:>6} sessions ({size / 1e6:.0f} MB): {elapsed:.1f} s, {count / elapsed:.1f} sessions/s "
-            f"(goal >= 40), {size / 1e6 / elapsed:.1f} MB/s; peak {peak:.0f} MB (goal <= 250)"
+            f"(goal >= 40), {size / 1e6 / elapsed:.1f} MB/s; peak {peak:.0f} MB (goal <= 250), "
+            f"{tree:.0f} MB with its reading workers"
         )
     print(
         f"peak memory, {counts[-1]} against {counts[0]} sessions: {results[counts[-1]] / results[counts[0]]:.2f}x"

@@ -22,8 +22,9 @@ from graphiti_session_tracking.graph.backends import BackendLost, open_backend
 from graphiti_session_tracking.group_id import GroupId
 
 from .ledger import Ledger, default_ledger_path
+from .parallel import PARALLEL_MIN, Readers, worker_count
 from .policy import Policy
-from .prepare import Prepared, in_rounds, plan_sources, prepare, prepare_planned
+from .prepare import Planned, Prepared, in_rounds, plan_sources, prepare, prepare_planned, whole_read
 from .reports import IngestReport, WriteReport
 from .write import write
 
@@ -124,8 +125,7 @@ class Pipeline:
                 budget.session_calls, budget.session_input_tokens, budget.run_calls, budget.run_input_tokens
             )
             llm = make_llm_client(self.llm, self.redactor, meter)
-        cache = settings.tool_classification_cache or GRAPHITI_HOME / "tool_classification_cache.json"
-        classifier = UnifiedToolClassifier(llm, cache.expanduser())
+        classifier = UnifiedToolClassifier(llm, self.classification_cache)
         if llm is None:
             return Summarizers(classifier)
         from graphiti_session_tracking.summary.content import ContentFilter
@@ -148,6 +148,13 @@ class Pipeline:
             meter=llm.meter,
         )
         return Summarizers(classifier, summarizer)
+
+    @property
+    def classification_cache(self) -> Path:
+        settings = self.config.session_tracking.summarization
+        return (
+            settings.tool_classification_cache or GRAPHITI_HOME / "tool_classification_cache.json"
+        ).expanduser()
 
     @cached_property
     def policy(self) -> Policy:
@@ -239,12 +246,21 @@ class Pipeline:
         made = self.summarizers()
         tools = (made.classifier, made.summarizer, self.redactor)
         written, remaining = 0, len(todo)  # for a loss counted over the whole run
+        rounds = in_rounds(todo, ROUND_SIZE)
         async with contextlib.AsyncExitStack() as stack:
+            readers = self._readers(todo, made)
+            if readers is not None:
+                stack.callback(readers.close)
             target: SessionGraphWriter | SummaryFiles | None = None
-            for round_ in in_rounds(todo, ROUND_SIZE):
+            for number, round_ in enumerate(rounds):
                 prepared = await prepare_planned(
-                    round_, report, ledger, tools, policy=self.policy, on_progress=on_read
+                    round_, report, ledger, tools, policy=self.policy, on_progress=on_read, readers=readers
                 )
+                if readers is not None and number + 1 < len(rounds):
+                    # the workers read the next round while this one is written
+                    readers.ahead(
+                        [source for source, state, _ in rounds[number + 1] if whole_read(source, state)]
+                    )
                 if dry_run or not (prepared.sources or prepared.duplicates):
                     await write(None, prepared, group_id=group_id)
                     remaining -= len(round_)
@@ -263,6 +279,21 @@ class Pipeline:
                 written += len(prepared.sources)
                 remaining -= len(round_)
         return report
+
+    def _readers(self, todo: list[Planned], made: Summarizers) -> Readers | None:
+        """Worker processes for a run with many whole transcripts to read and no LLM to ask."""
+        whole = sum(1 for source, state, _ in todo if whole_read(source, state))
+        if whole < PARALLEL_MIN or made.summarizer is not None or self.llm.enabled:
+            return None
+        try:
+            workers = worker_count()
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from exc
+        if workers < 2:
+            return None
+        settings = self.config.session_tracking
+        patterns = [(p.kind, p.pattern) for p in settings.redaction.extra_patterns]
+        return Readers(workers, (patterns, settings.redaction.allowlist), self.classification_cache)
 
     async def migrate(
         self,

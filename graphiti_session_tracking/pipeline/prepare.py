@@ -18,6 +18,7 @@ from graphiti_session_tracking.transcripts.merge import merge_sessions
 from graphiti_session_tracking.transcripts.state import decode_session, encode_session
 
 from .ledger import Ledger, SourceRecord, classify_source, source_hash
+from .parallel import Failed, Read, Readers
 from .policy import NO_POLICY, Policy
 from .reports import IngestReport
 from .sources import SourceError, load_summary_file, no_conversation, peek_session, triage, unreadable_reason
@@ -165,9 +166,13 @@ async def prepare_planned(
     *,
     policy: Policy = NO_POLICY,
     on_progress: Callable[[Path], None] | None = None,
+    readers: Readers | None = None,
 ) -> Prepared:
-    """Read and summarize planned sources into `report`: one item per session, oldest first."""
+    """Read and summarize planned sources into `report`: one item per session, oldest first.
+    With `readers` (offline only), whole transcripts are read by its workers, all at once."""
     classifier, summarizer, redactor = made
+    if readers is not None:
+        readers.ahead([source for source, state, _ in todo if whole_read(source, state)])
     if redactor is None:
         from graphiti_session_tracking.redact import Redactor
 
@@ -176,9 +181,18 @@ async def prepare_planned(
     problems_before = len(classifier.problems) if classifier is not None else 0
     prepared: list[PreparedSource] = []
     for source, state, offset in todo:
+        item: PreparedSource | None
         await asyncio.sleep(0)  # a signal handled by the event loop (watch) gets its turn
         try:
-            item = await _prepare_one(source, state, offset, ledger, classifier, summarizer, redactor, report)
+            read = await readers.take(source) if readers is not None and whole_read(source, state) else None
+            if isinstance(read, Failed):
+                raise SourceError(read.error)
+            if read is not None:
+                item = _from_worker(source, read, report)
+            else:
+                item = await _prepare_one(
+                    source, state, offset, ledger, classifier, summarizer, redactor, report
+                )
             if item is not None and policy.excludes(item.project_root):
                 report.excluded.append(f"{source}: project {item.project_root} is in excluded_paths")
                 item = None
@@ -354,7 +368,7 @@ async def _prepare_one(
         return PreparedSource(source, summary, None, source.stat().st_size)
     previous = ledger.session_state(source) if ledger is not None and state == "grown" else None
     try:
-        session, summary = await _read_and_summarize(
+        session, summary = await read_and_summarize(
             source, offset, previous, classifier, summarizer, redactor
         )
     except TranscriptChangedError:
@@ -362,7 +376,7 @@ async def _prepare_one(
             raise
         # The part read before was rewritten after all (its tail still matched): read it whole.
         previous = None
-        session, summary = await _read_and_summarize(source, 0, None, classifier, summarizer, redactor)
+        session, summary = await read_and_summarize(source, 0, None, classifier, summarizer, redactor)
     if previous is not None and session.start_offset > 0:  # a Codex rollout is read whole
         report.read_incrementally += 1
     report.problems.extend(str(p) for p in session.problems)
@@ -380,6 +394,25 @@ async def _prepare_one(
     )
 
 
+def whole_read(source: Path, state: str) -> bool:
+    """A transcript read from its start (what a worker can do): not one that grew since the last
+    read (that goes on from the ledger's state), not a summary .json file."""
+    return state != "grown" and _is_transcript(source)
+
+
+def _from_worker(source: Path, read: Read, report: IngestReport) -> PreparedSource:
+    report.problems.extend(read.problems)
+    report.problems.extend(f"{source}: {note}" for note in read.summary.notes or [])
+    return PreparedSource(
+        source,
+        read.summary,
+        read.state,
+        read.end_offset,
+        keep_state=read.keep_state,
+        project_root=read.project_root,
+    )
+
+
 def may_grow(source: Path, now: float | None = None) -> bool:
     """Whether an agent may still append to the transcript (touched within KEEP_STATE_S): only
     then does the ledger keep its parsed state, so that its next read continues where this one
@@ -390,7 +423,7 @@ def may_grow(source: Path, now: float | None = None) -> bool:
         return False
 
 
-async def _read_and_summarize(
+async def read_and_summarize(
     source: Path,
     offset: int,
     previous: Session | None,

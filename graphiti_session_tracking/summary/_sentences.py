@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -81,6 +82,12 @@ def prose_lines(text: str) -> list[str]:
 
 def split_sentences(text: str) -> list[Sentence]:
     """Every sentence of the prose in `text`, in order; each Markdown line is its own unit."""
+    return list(_split(text))
+
+
+@lru_cache(maxsize=2048)
+def _split(text: str) -> tuple[Sentence, ...]:
+    """Cached: the errors, settings and decisions extractors each split the same messages."""
     result: list[Sentence] = []
     for line in prose_lines(text):
         protected = _LIST_MARKER.sub("", _HEADING.sub("", line))
@@ -91,4 +98,4 @@ def split_sentences(text: str) -> list[Sentence]:
             clean = plain(raw)
             if clean:
                 result.append(Sentence(text=clean, prose=plain(masked(raw))))
-    return result
+    return tuple(result)

@@ -87,9 +87,26 @@ _UNPARSED = re.compile(
 _READS_CI = re.compile(r"\bgh\s+(?:run\s+(?:view|watch)|pr\s+checks)\b|\bglab\s+ci\s+(?:view|trace|status)\b")
 
 
+# failure_lines of the calls judged last: the walk, the fix and the bypass rule each ask of the
+# same calls. Entries hold the call and its result, so neither's id can be reused while cached.
+_JUDGED: dict[int, tuple[ToolCall, object, list[str] | None]] = {}
+_JUDGED_MAX = 1024
+
+
 def failure_lines(call: ToolCall) -> list[str] | None:
     """The distinct failing lines of a failed command; [] when it succeeded; None when it says
     nothing about the work (no result, not a command, a refusal, a lookup, a hiccup)."""
+    known = _JUDGED.get(id(call))
+    if known is not None and known[0] is call and known[1] is call.result:
+        return None if known[2] is None else list(known[2])
+    lines = _failure_lines(call)
+    if len(_JUDGED) >= _JUDGED_MAX:
+        del _JUDGED[next(iter(_JUDGED))]
+    _JUDGED[id(call)] = (call, call.result, None if lines is None else list(lines))
+    return lines
+
+
+def _failure_lines(call: ToolCall) -> list[str] | None:
     result = call.result
     if result is None:
         return None
