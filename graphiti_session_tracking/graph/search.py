@@ -16,7 +16,8 @@ RRF score: the sum of 1/rank over the methods that found the hit (at most 2).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any, NoReturn
 
@@ -54,6 +55,8 @@ from .backends import Backend
 from .local_embedder import LocalEmbedder
 from .mapping import EMBEDDED_LABELS
 from .schema import DEFAULT_SEARCH_LIMIT, SEARCH_TYPES
+
+CONCURRENT_GRAPHS = 8  # project graphs searched at once (each search holds one connection)
 
 
 @dataclass(frozen=True)
@@ -178,19 +181,44 @@ async def scored_search(
         return [], "full_text"
     targets = await _targets(backend, group_id)
     hybrid = embedder is not None
-    hits: list[SearchHit] = []
-    for driver, group_ids in targets:
+
+    async def full_text(driver: GraphDriver, group_ids: list[str] | None) -> list[SearchHit]:
         clients = clients_for(driver, embedder)
+        hits: list[SearchHit] = []
         for config, search_filter in _plans(kind, limit, hybrid):
             results = await graphiti_search(clients, text, group_ids, config, search_filter, driver=driver)
             found = list(_hits(results))
             hits.extend(found if hybrid else await _index_scored(driver, text, group_ids, found, limit))
+        return hits
+
+    hits, near = await asyncio.gather(
+        _each_graph(targets, full_text),
+        _nearest(backend, targets, text, limit, kind, local) if local is not None and not hybrid else _none(),
+    )
     scored_by = "rrf" if hybrid else "full_text"
-    if local is not None and not hybrid:
-        near = await _nearest(backend, targets, text, limit, kind, local)
-        if near:
-            hits, scored_by = fuse([_best_first(hits), near]), "rrf"
+    if near:
+        hits, scored_by = fuse([_best_first(hits), near]), "rrf"
     return _redacted(_best_first(hits)[:limit]), scored_by
+
+
+async def _none() -> list[SearchHit]:
+    return []
+
+
+async def _each_graph(
+    targets: list[tuple[GraphDriver, list[str] | None]],
+    search: Callable[[GraphDriver, list[str] | None], Awaitable[list[SearchHit]]],
+) -> list[SearchHit]:
+    """`search` over every target graph, several at once (FalkorDB keeps one graph per project
+    and answers reads on a pool of threads); the hits in the targets' order."""
+    gate = asyncio.Semaphore(CONCURRENT_GRAPHS)
+
+    async def one(driver: GraphDriver, group_ids: list[str] | None) -> list[SearchHit]:
+        async with gate:
+            return await search(driver, group_ids)
+
+    found = await asyncio.gather(*(one(driver, group_ids) for driver, group_ids in targets))
+    return [hit for hits in found for hit in hits]
 
 
 async def nearest_hits(
@@ -255,11 +283,14 @@ async def _nearest(
     if vector is None or not labels:
         return []
     kinds = None if len(labels) == len(EMBEDDED_LABELS) else labels
-    hits: list[SearchHit] = []
-    for driver, group_ids in targets:
-        for near in await vectors.nearest(driver, backend.dialect, vector, limit, group_ids, kinds):
-            hits.append(SearchHit("node", near.kind, near.name, near.uuid, near.group_id, near.similarity))
-    return _best_first(hits)[:limit]
+
+    async def near(driver: GraphDriver, group_ids: list[str] | None) -> list[SearchHit]:
+        return [
+            SearchHit("node", n.kind, n.name, n.uuid, n.group_id, n.similarity)
+            for n in await vectors.nearest(driver, backend.dialect, vector, limit, group_ids, kinds)
+        ]
+
+    return _best_first(await _each_graph(targets, near))[:limit]
 
 
 def _best_first(hits: Iterable[SearchHit]) -> list[SearchHit]:

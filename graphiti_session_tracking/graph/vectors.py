@@ -19,6 +19,7 @@ answers its top k of the whole database, which a small group could miss).
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import Any
 from uuid import NAMESPACE_URL, uuid5
@@ -82,15 +83,25 @@ async def ensure_index(driver: GraphDriver, dialect: Dialect) -> None:
         await driver.execute_query(statement)
 
 
+# Graphs seen with our index: an index is never dropped, so a long-lived reader (the MCP server,
+# the viewer) asks each graph once, not at every search (one query per project graph on FalkorDB).
+_INDEXED: weakref.WeakSet[GraphDriver] = weakref.WeakSet()
+
+
 async def has_index(driver: GraphDriver, dialect: Dialect) -> bool:
     """Whether this graph holds our vectors' index (none until something was embedded into it)."""
+    if driver in _INDEXED:
+        return True
     if dialect.name == "neo4j":
         query = "SHOW VECTOR INDEXES YIELD name WHERE name = $name RETURN count(*) AS n"
     else:
         query = "CALL db.indexes() YIELD label, types WHERE label = $name RETURN count(*) AS n"
     name = NEO4J_INDEX if dialect.name == "neo4j" else LABEL
     records, _, _ = await driver.execute_query(query, name=name, routing_="r")
-    return bool(records) and int(records[0]["n"]) > 0
+    found = bool(records) and int(records[0]["n"]) > 0
+    if found:
+        _INDEXED.add(driver)
+    return found
 
 
 @dataclass(frozen=True)
