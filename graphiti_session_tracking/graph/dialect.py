@@ -27,6 +27,19 @@ class Dialect:
         """The Cypher that stores the embedding list `expression` as a vector."""
         return f"{self.vector_function}({expression})" if self.vector_function else expression
 
+    def packed_vector(self, expression: str) -> str:
+        """The Cypher that makes a vector of `expression`, an embedding packed by `pack_vector`."""
+        if not self.vector_function:
+            return expression
+        return f"{self.vector_function}([x IN split({expression}, ',') | toFloat(x)])"
+
+    def pack_vector(self, values: list[float]) -> Any:
+        """An embedding as a query parameter. FalkorDB's client writes a list parameter into the
+        query text number by number, three Python calls each (most of the cost of writing our
+        vectors, and of every search's query vector once per project graph); a string goes in one.
+        Neo4j's driver sends lists as they are."""
+        return ",".join(map(repr, values)) if self.vector_function else values
+
 
 NEO4J = Dialect("neo4j", graph_per_group=False, native_time=True, vector_function="", group_lock=True)
 FALKORDB = Dialect(

@@ -49,7 +49,7 @@ def write_section(dialect: Dialect) -> str:
     """The write statement's section that stores the batch's vectors (`$vectors`)."""
     return (
         f"UNWIND $vectors AS row MERGE (v:{LABEL} {{record: row.uuid}}) "
-        f"SET v.uuid = row.vector_uuid, v.group_id = row.group_id, v.kind = row.kind, v.{PROPERTY} = {dialect.vector('row.vector')}"
+        f"SET v.uuid = row.vector_uuid, v.group_id = row.group_id, v.kind = row.kind, v.{PROPERTY} = {dialect.packed_vector('row.vector')}"
     )
 
 
@@ -124,8 +124,8 @@ def _query(dialect: Dialect, scan: bool) -> str:
     kinds = "($kinds IS NULL OR v.kind IN $kinds)"
     if dialect.name != "neo4j":  # FalkorDB: the group's graph; the function gives a distance
         return (
-            f"MATCH (v:{LABEL}) WHERE {kinds} "
-            f"WITH v, 1.0 - vec.cosineDistance(v.{PROPERTY}, vecf32($vector)) AS similarity {entity}"
+            f"WITH {dialect.packed_vector('$vector')} AS query MATCH (v:{LABEL}) WHERE {kinds} "
+            f"WITH v, 1.0 - vec.cosineDistance(v.{PROPERTY}, query) AS similarity {entity}"
         )
     # Neo4j scores (1 + cosine) / 2, for the index and the function alike.
     if scan:
@@ -155,7 +155,13 @@ async def nearest(
     scan = dialect.name != "neo4j" or group_ids is not None
     # The index answers its k nearest of every kind and group; ask for more when a filter follows.
     k = limit * (4 if kinds or group_ids else 1)
-    params: dict[str, Any] = {"vector": vector, "k": k, "limit": limit, "kinds": kinds, "floor": floor}
+    params: dict[str, Any] = {
+        "vector": dialect.pack_vector(vector),
+        "k": k,
+        "limit": limit,
+        "kinds": kinds,
+        "floor": floor,
+    }
     if dialect.name == "neo4j" and scan:
         params["group_ids"] = group_ids
     records, _, _ = await driver.execute_query(_query(dialect, scan), routing_="r", **params)

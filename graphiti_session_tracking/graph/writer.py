@@ -580,7 +580,12 @@ class SessionGraphWriter:
                     "text": text,
                 }
         embedded = self.local.embed([row.pop("text") for row in rows.values()])
-        return [{**row, "vector": v} for row, v in zip(rows.values(), embedded, strict=True) if v is not None]
+        pack = self.backend.dialect.pack_vector
+        return [
+            {**row, "vector": pack(v)}
+            for row, v in zip(rows.values(), embedded, strict=True)
+            if v is not None
+        ]
 
     async def _embed(self, nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> None:
         """Embed every name and fact of the batch in one request; without an embedder, none."""
