@@ -76,7 +76,8 @@ class Readers:
     """A pool of worker processes that read and summarize whole transcripts offline.
 
     `take(source)` gives the source's result: the one asked for ahead (`ahead`), or a new one.
-    When the pool breaks, `take` answers None and the caller reads the source itself."""
+    When the pool breaks or a worker's answer cannot come back, `take` answers None and the caller
+    reads the source itself (where a real error is reported as that source's)."""
 
     def __init__(
         self, workers: int, redaction: tuple[Sequence[tuple[str, str]], Sequence[str]], cache: Path
@@ -108,7 +109,7 @@ class Readers:
             return None
         try:
             future = self._pool.submit(read_in_worker, str(source))
-        except (BrokenProcessPool, RuntimeError):
+        except (BrokenProcessPool, RuntimeError, OSError):  # no worker could start (no fork server)
             self._broken()
             return None
         self._asked[source] = future
@@ -124,6 +125,8 @@ class Readers:
             return await asyncio.wrap_future(future)
         except BrokenProcessPool:
             self._broken()
+            return None
+        except Exception:  # the source is read in-process, where a real error is its own
             return None
         finally:
             self._asked.pop(source, None)
