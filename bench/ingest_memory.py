@@ -6,8 +6,8 @@ Each run copies the real dev transcripts (bench/corpus/dev) round robin into a f
 copy a session of its own (a new session id), and ingests them with `graphiti-sessions ingest`
 into a fresh FalkorDB Lite file, in a process of its own whose peak RSS is printed, sampled every
 50 ms, and the peak PSS of it with the worker processes that read transcripts on every core (pipeline/parallel.py;
-the database server is a process of its own, not counted). `GRAPHITI_SESSIONS_WORKERS=1` in the
-environment measures the run without workers. Goals: at least 40 sessions/s end to end on 2 cores; peak memory
+the database server is a process of its own, not counted); then the largest run again in one
+process (`GRAPHITI_SESSIONS_WORKERS=1`), and the ratio of the two. Goals: at least 40 sessions/s end to end on 2 cores; peak memory
 at most 250 MB and flat in the number of sessions (the largest run against the smallest close to 1x).
 
 A backfill's transcripts are old: the copies are dated `--age-days` ago (3 by default), so the
@@ -49,7 +49,7 @@ def copies(folder: Path, count: int, age_days: float) -> int:
     return size
 
 
-def run(count: int, age_days: float) -> tuple[float, float, float, int]:
+def run(count: int, age_days: float, workers: str = "") -> tuple[float, float, float, int]:
     """(seconds, peak MB of the ingest process, and with its workers, bytes read) for a first ingest
     of `count` sessions."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -60,6 +60,7 @@ def run(count: int, age_days: float) -> tuple[float, float, float, int]:
             "GRAPHITI_HOME": str(Path(tmp) / "home"),
             "GRAPHITI_TELEMETRY_ENABLED": "false",
             "GRAPHITI_SESSIONS_SERVER_IDLE_S": "0",
+            "GRAPHITI_SESSIONS_WORKERS": workers,  # empty: one per core
         }
         command = [
             sys.executable,
@@ -108,10 +109,12 @@ def main() -> None:
     args = parser.parse_args()
     age = 0.0 if args.live else args.age_days
     counts = [int(n) for n in args.sessions.split(",")]
-    results = {}
+    results: dict[int, float] = {}
+    rates: dict[int, float] = {}  # seconds of each run with the workers
     for count in counts:
         elapsed, peak, tree, size = run(count, age)
         results[count] = peak
+        rates[count] = elapsed
         print(
             f"{count:>6} sessions ({size / 1e6:.0f} MB): {elapsed:.1f} s, {count / elapsed:.1f} sessions/s "
             f"(goal >= 40), {size / 1e6 / elapsed:.1f} MB/s; peak {peak:.0f} MB (goal <= 250), "
@@ -119,6 +122,11 @@ def main() -> None:
         )
     print(
         f"peak memory, {counts[-1]} against {counts[0]} sessions: {results[counts[-1]] / results[counts[0]]:.2f}x"
+    )
+    alone, peak, _, _ = run(counts[-1], age, workers="1")
+    print(
+        f"{counts[-1]:>6} sessions in one process (no workers): {alone:.1f} s, {counts[-1] / alone:.1f} sessions/s, "
+        f"peak {peak:.0f} MB; with the workers {alone / rates[counts[-1]]:.2f}x as fast"
     )
 
 
