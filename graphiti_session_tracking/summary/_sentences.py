@@ -85,7 +85,7 @@ def split_sentences(text: str) -> list[Sentence]:
     return list(_split(text))
 
 
-@lru_cache(maxsize=2048)
+@lru_cache(maxsize=1024)
 def _split(text: str) -> tuple[Sentence, ...]:
     """Cached: the errors, settings and decisions extractors each split the same messages."""
     result: list[Sentence] = []

@@ -11,7 +11,7 @@ from graphiti_session_tracking.transcripts import Message, Session
 from .commits import extract_commits
 from .config_changes import extract_config_changes
 from .decisions import extract_decisions
-from .errors import extract_errors_resolved
+from .errors import extract_errors_resolved, forget_judged
 from .files import relative_path, written_file
 from .model import EnhancedSessionSummary, Outcome
 from .test_runs import extract_test_results
@@ -149,6 +149,7 @@ def outcome(session: Session) -> Outcome:
 
 def extract_summary(session: Session) -> EnhancedSessionSummary:
     """A summary built from the transcript's own facts."""
+    forget_judged()
     duration = active_minutes(session)
     mcp = sorted({c.name for c in session.tool_calls if c.name.startswith("mcp__")})
     completed, next_steps = extract_tasks(session)

@@ -93,6 +93,11 @@ _JUDGED: dict[int, tuple[ToolCall, object, list[str] | None]] = {}
 _JUDGED_MAX = 1024
 
 
+def forget_judged() -> None:
+    """Start a session afresh: the cache keeps no earlier session's calls (nor their spill files)."""
+    _JUDGED.clear()
+
+
 def failure_lines(call: ToolCall) -> list[str] | None:
     """The distinct failing lines of a failed command; [] when it succeeded; None when it says
     nothing about the work (no result, not a command, a refusal, a lookup, a hiccup)."""
