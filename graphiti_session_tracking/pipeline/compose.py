@@ -250,7 +250,7 @@ class Pipeline:
         async with contextlib.AsyncExitStack() as stack:
             readers = self._readers(todo, made)
             if readers is not None:
-                stack.callback(readers.close)
+                stack.push(lambda failed, *_: readers.close(at_once=failed is not None))
             target: SessionGraphWriter | SummaryFiles | None = None
             for number, round_ in enumerate(rounds):
                 prepared = await prepare_planned(

@@ -136,9 +136,16 @@ class Readers:
             self._pool.shutdown(wait=False, cancel_futures=True)
         self._pool = None
 
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+    def close(self, *, at_once: bool = False) -> None:
+        """Stop the workers: when the run is over, after what they hold; `at_once` (Ctrl-C, an
+        error) without waiting for a transcript nobody will write."""
+        if self._pool is None:
+            return
+        if at_once:
+            # Python 3.14 names this terminate_workers(); 3.12 keeps the processes here.
+            for process in list(getattr(self._pool, "_processes", {}).values()):
+                process.terminate()
+        self._pool.shutdown(wait=True, cancel_futures=True)
         self._pool = None
 
 

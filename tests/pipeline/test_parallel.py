@@ -5,12 +5,15 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import time
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import TRANSCRIPTS
 from graph.test_writer import dump
+from transcripts.large_transcripts import write_many_calls
 
 from graphiti_session_tracking.config import AppConfig, ConfigError, GraphConfig
 from graphiti_session_tracking.graph.backends import open_backend
@@ -100,3 +103,21 @@ def test_a_bad_worker_count_is_a_configuration_error(monkeypatch: pytest.MonkeyP
     todo = [(tmp_path / f"{n}.jsonl", "new", 0) for n in range(compose.PARALLEL_MIN)]
     with pytest.raises(ConfigError, match=f"{WORKERS_ENV} must be a whole number"):
         pipeline._readers(todo, made)
+
+
+def test_stopping_at_once_ends_the_workers_mid_read(tmp_path: Path) -> None:
+    """Ctrl-C or an error: the run does not wait for a transcript nobody will write."""
+    big = tmp_path / "big.jsonl"
+    write_many_calls(big, 20_000)  # seconds of reading for a worker
+    readers = Readers(2, ([], []), tmp_path / "cache.json")
+    readers.ahead([big])
+    future = readers._asked[big]
+    while not future.running():
+        time.sleep(0.01)
+    pool = readers._pool
+    assert pool is not None
+    processes = list(pool._processes.values())  # type: ignore[attr-defined]
+    readers.close(at_once=True)
+    assert processes and not any(process.is_alive() for process in processes)
+    with pytest.raises(BrokenProcessPool):  # ended mid-read, not read to its end
+        future.result(timeout=0)
