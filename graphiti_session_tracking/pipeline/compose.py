@@ -24,7 +24,7 @@ from graphiti_session_tracking.group_id import GroupId
 from .ledger import Ledger, default_ledger_path
 from .parallel import PARALLEL_MIN, Readers, worker_count
 from .policy import Policy
-from .prepare import Planned, Prepared, in_rounds, plan_sources, prepare, prepare_planned, whole_read
+from .prepare import Planned, Prepared, in_rounds, plan_sources, prepare, prepare_planned, whole_reads
 from .reports import IngestReport, WriteReport
 from .write import write
 
@@ -258,9 +258,7 @@ class Pipeline:
                 )
                 if readers is not None and number + 1 < len(rounds):
                     # the workers read the next round while this one is written
-                    readers.ahead(
-                        [source for source, state, _ in rounds[number + 1] if whole_read(source, state)]
-                    )
+                    readers.ahead(whole_reads(rounds[number + 1]))
                 if dry_run or not (prepared.sources or prepared.duplicates):
                     await write(None, prepared, group_id=group_id)
                     remaining -= len(round_)
@@ -282,8 +280,7 @@ class Pipeline:
 
     def _readers(self, todo: list[Planned], made: Summarizers) -> Readers | None:
         """Worker processes for a run with many whole transcripts to read and no LLM to ask."""
-        whole = sum(1 for source, state, _ in todo if whole_read(source, state))
-        if whole < PARALLEL_MIN or made.summarizer is not None or self.llm.enabled:
+        if len(whole_reads(todo)) < PARALLEL_MIN or made.summarizer is not None or self.llm.enabled:
             return None
         try:
             workers = worker_count()

@@ -42,11 +42,11 @@ _PRELOAD = [
 
 @dataclass
 class Read:
-    """One transcript read and summarized in a worker: what `prepare` keeps of it."""
+    """One transcript read and summarized (in a worker or in the process): what `prepare` keeps
+    of it until the write."""
 
     summary: EnhancedSessionSummary
     state: bytes
-    start_offset: int
     end_offset: int
     keep_state: bool
     project_root: str | None
@@ -164,9 +164,7 @@ def _start_worker(patterns: list[tuple[str, str]], allowlist: list[str], cache: 
 
 def read_in_worker(source: str) -> Read | Failed:
     """Read and summarize one whole transcript (in a worker)."""
-    from graphiti_session_tracking.transcripts.state import encode_session
-
-    from .prepare import may_grow, read_and_summarize
+    from .prepare import compact, read_and_summarize
     from .sources import SourceError, unreadable_reason
 
     assert _TOOLS is not None, "the worker was not started by Readers"
@@ -178,13 +176,4 @@ def read_in_worker(source: str) -> Read | Failed:
         return Failed(f"{path}: {unreadable_reason(path, exc)}")
     except (SourceError, ValueError) as exc:
         return Failed(str(exc))
-    keep = may_grow(path)
-    return Read(
-        summary=summary,
-        state=encode_session(session, redactor.redact if keep else None),
-        start_offset=session.start_offset,
-        end_offset=session.end_offset,
-        keep_state=keep,
-        project_root=session.project_root,
-        problems=[str(p) for p in session.problems],
-    )
+    return compact(path, session, summary, redactor)

@@ -172,7 +172,7 @@ async def prepare_planned(
     With `readers` (offline only), whole transcripts are read by its workers, all at once."""
     classifier, summarizer, redactor = made
     if readers is not None:
-        readers.ahead([source for source, state, _ in todo if whole_read(source, state)])
+        readers.ahead(whole_reads(todo))
     if redactor is None:
         from graphiti_session_tracking.redact import Redactor
 
@@ -188,7 +188,7 @@ async def prepare_planned(
             if isinstance(read, Failed):
                 raise SourceError(read.error)
             if read is not None:
-                item = _from_worker(source, read, report)
+                item = _prepared(source, read, report)
             else:
                 item = await _prepare_one(
                     source, state, offset, ledger, classifier, summarizer, redactor, report
@@ -379,18 +379,21 @@ async def _prepare_one(
         session, summary = await read_and_summarize(source, 0, None, classifier, summarizer, redactor)
     if previous is not None and session.start_offset > 0:  # a Codex rollout is read whole
         report.read_incrementally += 1
-    report.problems.extend(str(p) for p in session.problems)
-    report.problems.extend(f"{source}: {note}" for note in summary.notes or [])
     report.llm_calls += summary.llm_calls
-    # Only the compact state is kept until the write: many sessions in one run stay small.
+    return _prepared(source, compact(source, session, summary, redactor), report)
+
+
+def compact(source: Path, session: Session, summary: EnhancedSessionSummary, redactor: Redactor) -> Read:
+    """What is kept of a transcript read (here or in a worker) until the write: the summary and
+    the session's compact state, so many sessions in one run stay small."""
     keep = may_grow(source)
-    return PreparedSource(
-        source,
-        summary,
-        encode_session(session, redactor.redact if keep else None),
-        session.end_offset,
+    return Read(
+        summary=summary,
+        state=encode_session(session, redactor.redact if keep else None),
+        end_offset=session.end_offset,
         keep_state=keep,
         project_root=session.project_root,
+        problems=[str(p) for p in session.problems],
     )
 
 
@@ -400,7 +403,12 @@ def whole_read(source: Path, state: str) -> bool:
     return state != "grown" and _is_transcript(source)
 
 
-def _from_worker(source: Path, read: Read, report: IngestReport) -> PreparedSource:
+def whole_reads(todo: list[Planned]) -> list[Path]:
+    """The planned sources a worker can read."""
+    return [source for source, state, _ in todo if whole_read(source, state)]
+
+
+def _prepared(source: Path, read: Read, report: IngestReport) -> PreparedSource:
     report.problems.extend(read.problems)
     report.problems.extend(f"{source}: {note}" for note in read.summary.notes or [])
     return PreparedSource(
