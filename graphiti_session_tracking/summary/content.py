@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from graphiti_session_tracking.transcripts import Message, Session, ToolCall, ToolKind
 
+from .errors.verdict import failure_lines, only_looks
 from .files import relative_path
 
 _TEXT_LIMIT = 3_000  # a person's or the assistant's words, before a budget cuts them
@@ -33,6 +34,9 @@ _FAILING = re.compile(
     r"|^E\s|^\s*\^|\S+\.[A-Za-z]{1,5}:\d+(?::\d+)?:\s|\b[45]\d\d\b (?:bad|not|internal|unauthori|forbidden|service|gateway)"
 )
 _EXIT_LINE = re.compile(r"(?i)^exit code -?\d+$")
+_USER_SAID = re.compile(r"(?i)\bthe user said:\s*\S")
+# A background task's report that it failed: as telling as a failed call.
+_REPORTS_FAILURE = re.compile(r"(?i)<status>\s*(?:failed|error)|\bfailed with exit code [1-9]")
 _ASKING = frozenset({ToolKind.QUESTION, ToolKind.PLAN})
 _LOOKUP = frozenset({ToolKind.READ, ToolKind.SEARCH, ToolKind.WEB, ToolKind.TODO})
 
@@ -41,15 +45,17 @@ _LOOKUP = frozenset({ToolKind.READ, ToolKind.SEARCH, ToolKind.WEB, ToolKind.TODO
 class ContentLine:
     """One line of the narrative, the index of the message it comes from, and what it is worth
     when the narrative must be cut to a budget: ESSENTIAL (people's words, questions and their
-    answers, failures with their failing lines) is kept longest, LOOKUP (reads, searches) first
-    left out."""
+    answers, failures with their failing lines) is kept longest, then USEFUL (the assistant's words
+    and thinking, sub-agents' reports, errors a command printed while succeeding), then ACTION (a
+    tool call that succeeded: the files and commands are in the summary anyway); LOOKUP (reads,
+    searches) is left out first."""
 
     message_index: int
     text: str
     priority: int = 2
 
 
-ESSENTIAL, USEFUL, LOOKUP = 1, 2, 3
+ESSENTIAL, USEFUL, ACTION, LOOKUP = 1, 2, 3, 4
 
 
 def _short(text: str, limit: int = _SNIPPET) -> str:
@@ -178,6 +184,11 @@ def _message_lines(
     if message.role == "user":
         if message.is_human and keep.user_messages is not False:
             out.append((f"{prefix}User: {text_of(message.text)}", ESSENTIAL))
+        elif message.is_meta and message.text.strip() and keep.tool_calls:
+            # what the harness said in the user's place: a background task's report, a hook's
+            # feedback; evidence (a background build failing), not a person's words
+            worth = ESSENTIAL if _REPORTS_FAILURE.search(message.text) else USEFUL
+            out.append((f"{prefix}(harness) {text_of(message.text)}", worth))
         return out
     if message.thinking.strip() and keep.agent_messages is not False:
         out.append((f"{prefix}Assistant (thinking): {text_of(message.thinking, _THINKING_LIMIT)}", USEFUL))
@@ -207,18 +218,35 @@ def _call_lines(call: ToolCall, cwd: str | None) -> list[tuple[str, int]]:
         return lines
     line = collapse_tool_call(call, cwd)
     failed = call.result is not None and call.result.is_error
-    lines = [(f"  - {line}", ESSENTIAL if failed else LOOKUP if _is_lookup(call) else USEFUL)]
-    if call.kind is ToolKind.SUBAGENT and result:
+    work = failed and _work_failed(call)
+    lines = [(f"  - {line}", ESSENTIAL if work else LOOKUP if _is_lookup(call) else ACTION)]
+    if _USER_SAID.search(result):  # a refused call with the user's words: a person speaking
+        lines.append((f"    → the user: {_cut(' '.join(result.split()), _EVIDENCE_LIMIT)}", ESSENTIAL))
+    elif call.kind is ToolKind.SUBAGENT and result:
         lines.append((f"    → sub-agent's report: {_cut(' '.join(result.split()), _EVIDENCE_LIMIT)}", USEFUL))
     elif result and call.kind is not ToolKind.READ:
         failing = failing_lines(result, everything=failed)
-        if failing:
-            lines.append((f"    output: {failing}", ESSENTIAL if failed else USEFUL))
+        if failing:  # a log read back, a curl body: a lookup's output is cut first, not left out
+            worth = ESSENTIAL if work else ACTION if failed else LOOKUP if _is_lookup(call) else USEFUL
+            lines.append((f"    output: {failing}", worth))
     return lines
 
 
+def _work_failed(call: ToolCall) -> bool:
+    """A failed call that is the work failing, not a refusal, a lookup that found nothing, a
+    command the shell could not parse or an editing hiccup ("String to replace not found"):
+    those are no record's evidence, so a budget cuts them like a call that succeeded."""
+    if call.kind is ToolKind.COMMAND:
+        return failure_lines(call) is not None
+    if call.kind in (ToolKind.READ, ToolKind.EDIT, ToolKind.WRITE):
+        return bool(failure_lines(call))  # only the file system refusing (EACCES, a full disk)
+    return True
+
+
 def _is_lookup(call: ToolCall) -> bool:
-    return call.kind in _LOOKUP
+    """A read or search, also through the shell: cut first, with its output (code it listed
+    reads as failures: `if (error) {`)."""
+    return call.kind in _LOOKUP or only_looks(call)
 
 
 def failing_lines(output: str, *, everything: bool = False, limit: int = _EVIDENCE_LIMIT) -> str:
@@ -285,10 +313,10 @@ def salient_cut(text: str, limit: int) -> str:
 
 def fit(lines: list[ContentLine], max_chars: int) -> tuple[list[ContentLine], str | None]:
     """The narrative within `max_chars`: lookups left out first, then useful lines cut to what
-    they say most (`salient_cut`), then the useful lines that say least left out; essential lines
-    (people's words, questions and answers, failures) are shortened last. The note says what."""
-    size = sum(len(line.text) + 8 for line in lines)
-    if size <= max_chars:
+    they say most (`salient_cut`), then the tool calls that succeeded and say least, then the
+    useful lines that say least; essential lines (people's words, questions and answers, failures)
+    are shortened last. The note says what."""
+    if _size(lines) <= max_chars:
         return lines, None
     steps: list[tuple[str, list[ContentLine]]] = []
     kept = [line for line in lines if line.priority != LOOKUP]
@@ -296,30 +324,40 @@ def fit(lines: list[ContentLine], max_chars: int) -> tuple[list[ContentLine], st
     shortened = [replace(ln, text=salient_cut(ln.text, 400)) if ln.priority == USEFUL else ln for ln in kept]
     steps.append(("long texts shortened", shortened))
     essential = [ln for ln in shortened if ln.priority == ESSENTIAL]
-    room = max_chars - sum(len(ln.text) + 8 for ln in essential)
-    useful = [ln for ln in shortened if ln.priority == USEFUL]
-    ranked = sorted(range(len(useful)), key=lambda i: -(salience(useful[i].text) + i / max(1, len(useful))))
-    useful_kept: list[ContentLine] = []
-    for index in ranked:  # what says most first; the later of two alike
-        if room - len(useful[index].text) - 8 >= 0:
-            useful_kept.append(useful[index])
-            room -= len(useful[index].text) + 8
-    chosen = set(map(id, essential + useful_kept))
+    room = max_chars - _size(essential)
+    useful = _most_telling([ln for ln in shortened if ln.priority == USEFUL], room)
+    actions = _most_telling([ln for ln in shortened if ln.priority == ACTION], room - _size(useful))
+    chosen = set(map(id, essential + useful + actions))
     steps.append(
         ("the tool calls and assistant texts that say least", [ln for ln in shortened if id(ln) in chosen])
     )
     for what, candidate in steps:
-        if sum(len(ln.text) + 8 for ln in candidate) <= max_chars:
+        if _size(candidate) <= max_chars:
             return candidate, f"{len(lines) - len(candidate)} of {len(lines)} lines left out to fit ({what})"
     last = steps[-1][1]
     per_line = max(120, max_chars // max(1, len(last)) - 8)
     squeezed = [replace(ln, text=salient_cut(ln.text, per_line)) for ln in last]
-    while squeezed and sum(len(ln.text) + 8 for ln in squeezed) > max_chars:
+    while squeezed and _size(squeezed) > max_chars:
         squeezed.pop(0)
     return (
         squeezed,
         f"{len(lines) - len(squeezed)} of {len(lines)} lines left out and the rest shortened to fit",
     )
+
+
+def _size(lines: list[ContentLine]) -> int:
+    return sum(len(line.text) + 8 for line in lines)
+
+
+def _most_telling(lines: list[ContentLine], room: int) -> list[ContentLine]:
+    """The lines that say most (`salience`; the later of two alike) that fit in `room`."""
+    ranked = sorted(range(len(lines)), key=lambda i: -(salience(lines[i].text) + i / max(1, len(lines))))
+    kept: list[ContentLine] = []
+    for index in ranked:
+        if room - len(lines[index].text) - 8 >= 0:
+            kept.append(lines[index])
+            room -= len(lines[index].text) + 8
+    return kept
 
 
 def render(lines: list[ContentLine]) -> str:

@@ -177,7 +177,10 @@ class EnhancedSessionSummarizer:
         per_call = self.max_prompt_chars
         if tokens is not None:
             room = tokens * 4
-            planned = 1 if len(render(lines)) + overhead <= min(per_call, room) or calls == 1 else 2
+            # A second request pays the prompt again: worth it only when the budget holds more than
+            # one request can carry.
+            fits = len(render(lines)) + overhead <= min(per_call, room)
+            planned = 1 if fits or calls == 1 or room <= per_call + overhead + _CARRIED else 2
             per_call = min(per_call, room // planned - overhead - (_CARRIED if planned > 1 else 0))
             lines, cut = fit(lines, per_call * planned - 200 * planned)
             if cut:

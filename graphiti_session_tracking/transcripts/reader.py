@@ -536,10 +536,18 @@ def _result(
 
 
 def is_harness_text(text: str) -> bool:
-    """Text Claude Code or its hooks inject into the user role, not typed by a person."""
+    """Text Claude Code or its hooks inject into the user role, not typed by a person (also a
+    background task's or sub-agent's `<task-notification>` report)."""
     head = text.lstrip()[:200]
     return head.startswith(
-        ("<command-", "<local-command-", "Stop hook feedback:", "Caveat: ", "[Request interrupted")
+        (
+            "<command-",
+            "<local-command-",
+            "<task-notification>",
+            "Stop hook feedback:",
+            "Caveat: ",
+            "[Request interrupted",
+        )
     )
 
 

@@ -90,3 +90,74 @@ def test_a_long_message_keeps_the_choice_said_in_its_middle(tmp_path: Path) -> N
     narrative = render(session_content(builder.read(tmp_path)))
     assert "use SQLite instead of Postgres because it ships in one file" in narrative
     assert len(narrative) < 3_200
+
+
+def test_under_a_budget_calls_that_succeeded_go_before_the_assistants_words() -> None:
+    """A successful tool call's line says what the summary's files and commands already say; the
+    assistant's words hold the choices and reasons, so the budget cuts the calls first."""
+    from graphiti_session_tracking.summary.content import ACTION, USEFUL, ContentLine, fit
+
+    lines = [ContentLine(i, f"  - Ran `make step{i}` → ok `build/out{i}.txt`", ACTION) for i in range(40)]
+    lines.append(ContentLine(50, "Assistant: I'll keep the cache on disk because the job restarts.", USEFUL))
+    lines += [ContentLine(60 + i, f"Assistant: Step {i} is done.", USEFUL) for i in range(5)]
+    kept, note = fit(lines, 900)
+    texts = [line.text for line in kept]
+    assert note is not None and sum(len(t) + 8 for t in texts) <= 900
+    assert all(line in kept for line in lines if line.priority == USEFUL)  # every word kept
+    assert 0 < sum(line.priority == ACTION for line in kept) < 40  # the calls fill what is left
+
+
+def _lines(call: ToolCall) -> list[tuple[str, int]]:
+    from graphiti_session_tracking.summary.content import _call_lines
+
+    return _call_lines(call, "/p")
+
+
+def test_a_failure_of_the_work_is_essential_an_editing_hiccup_or_a_lookup_is_not() -> None:
+    from graphiti_session_tracking.summary.content import ACTION, ESSENTIAL, LOOKUP
+
+    failed = _lines(_bash("cargo build", "error[E0308]: mismatched types\n --> src/a.rs:3:5", is_error=True))
+    assert failed[0][1] == ESSENTIAL and "mismatched types" in failed[1][0] and failed[1][1] == ESSENTIAL
+    hiccup = ToolCall(
+        id="e",
+        name="Edit",
+        input={"file_path": "/p/a.py", "old_string": "x", "new_string": "y"},
+        timestamp=None,
+        line=2,
+        result=ToolResult(
+            "<tool_use_error>String to replace not found in file.</tool_use_error>", True, None
+        ),
+    )
+    assert [priority for _, priority in _lines(hiccup)] == [ACTION, ACTION]  # kept, cut like a success
+    looked = _lines(_bash("sed -n '1,80p' src/db.ts", "if (error) {\n  throw new Error('query failed')\n}"))
+    assert {priority for _, priority in looked} == {LOOKUP}  # code it listed is not a failure
+
+
+def test_a_refused_call_keeps_the_users_words_as_a_persons() -> None:
+    from graphiti_session_tracking.summary.content import ESSENTIAL
+
+    refused = _bash(
+        "git push origin main",
+        "The user doesn't want to proceed with this tool use. To tell you how to proceed, the user "
+        "said:\nopen a PR instead, main is protected",
+        is_error=True,
+    )
+    said = [priority for text, priority in _lines(refused) if text.startswith("    → the user: ")]
+    assert said == [ESSENTIAL]
+
+
+def test_a_background_tasks_report_is_evidence_not_a_persons_words(tmp_path: Path) -> None:
+    from graphiti_session_tracking.summary.content import ESSENTIAL, USEFUL, session_content
+
+    builder = TranscriptBuilder(cwd="/p")
+    builder.user("Run the suite in the background and fix what fails.")
+    builder.user(
+        "<task-notification>\n<task-id>b1</task-id>\n<status>failed</status>\n<summary>Background command "
+        '"npm test" failed with exit code 1</summary>\n</task-notification>'
+    )
+    builder.user("<task-notification>\n<status>completed</status>\n<summary>Agent finished</summary>")
+    session = builder.read(tmp_path)
+    assert [m.is_human for m in session.messages] == [True, False, False]
+    lines = session_content(session)
+    assert [line.priority for line in lines] == [ESSENTIAL, ESSENTIAL, USEFUL]
+    assert lines[1].text.startswith("(harness) <task-notification>") and "exit code 1" in lines[1].text

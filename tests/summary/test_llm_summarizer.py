@@ -243,6 +243,20 @@ async def test_the_budget_is_never_exceeded_and_says_when_it_cuts(fake_openai: F
     assert summary.generated_by == "llm"
 
 
+async def test_a_budget_one_request_can_carry_is_spent_on_one_request(fake_openai: FakeOpenAI) -> None:
+    """A second request pays the prompt again: when the budget holds no more than one request
+    can carry, the narrative goes in one, filled to the budget."""
+    fake_openai.default_reply.content = json.dumps(ANSWER)
+    meter = LLMMeter(session_calls=2, session_input_tokens=3_000)
+    summary = await summarize_session(
+        read_transcript(PORT), summarizer=_metered(fake_openai, meter, max_prompt_chars=48_000)
+    )
+    (call,) = fake_openai.calls("/chat/completions")
+    sent = sum(len(m["content"]) for m in call.body["messages"])
+    assert 0.75 * 3_000 <= (sent + 3) // 4 <= 3_000 and summary.segments is None
+    assert any("LLM budget" in note and "left out" in note for note in summary.notes or [])
+
+
 async def test_a_run_budget_leaves_later_sessions_offline_and_says_so(fake_openai: FakeOpenAI) -> None:
     fake_openai.default_reply.content = json.dumps(ANSWER)
     meter = LLMMeter(session_calls=None, session_input_tokens=None, run_calls=1)

@@ -128,8 +128,7 @@ def _failure_lines(call: ToolCall) -> list[str] | None:
         return _distinct(could_not_run)
     if _READS_CI.search(_command(call)):
         return error_lines(text)  # the work's failure, read back from CI; none printed: it passed
-    verdict = _verdict(call)
-    if verdict is not None and verdict.kind.intent in (ToolIntent.READ, ToolIntent.SEARCH):
+    if only_looks(call):
         return None  # `grep` finding nothing or `ls` of a missing folder is looking, not failing
     if _TIMED_OUT.match(text):
         # A server or watcher stopped at the time limit ran; a check that hung says nothing.
@@ -147,6 +146,15 @@ def _failure_lines(call: ToolCall) -> list[str] | None:
     if not said or _HICCUP.search(text) or _is_headline(said):
         return None  # a failure that names nothing ("Error"), or a missing file: not the work failing
     return [cut(said, ERROR_LIMIT)]
+
+
+def only_looks(call: ToolCall) -> bool:
+    """A shell command that reads or searches (`sed -n`, `cat`, `rg`, `ls`): what it printed is
+    what the agent looked at, not what the work did; reading a CI run's log is the work's."""
+    if call.kind is not ToolKind.COMMAND or _READS_CI.search(_command(call)):
+        return False
+    verdict = _verdict(call)
+    return verdict is not None and verdict.kind.intent in (ToolIntent.READ, ToolIntent.SEARCH)
 
 
 def _named(call: ToolCall, line: str) -> str:
