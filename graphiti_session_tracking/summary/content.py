@@ -14,7 +14,9 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
+from graphiti_session_tracking.tools.bash import BashAnalyzer
 from graphiti_session_tracking.transcripts import Message, Session, ToolCall, ToolKind
 
 from .errors.verdict import failure_lines, only_looks
@@ -37,6 +39,7 @@ _EXIT_LINE = re.compile(r"(?i)^exit code -?\d+$")
 _USER_SAID = re.compile(r"(?i)\bthe user said:\s*\S")
 # A background task's report that it failed: as telling as a failed call.
 _REPORTS_FAILURE = re.compile(r"(?i)<status>\s*(?:failed|error)|\bfailed with exit code [1-9]")
+_reads_files = lru_cache(maxsize=4096)(BashAnalyzer().only_reads_files)
 _ASKING = frozenset({ToolKind.QUESTION, ToolKind.PLAN})
 _LOOKUP = frozenset({ToolKind.READ, ToolKind.SEARCH, ToolKind.WEB, ToolKind.TODO})
 
@@ -233,20 +236,24 @@ def _call_lines(call: ToolCall, cwd: str | None) -> list[tuple[str, int]]:
 
 
 def _work_failed(call: ToolCall) -> bool:
-    """A failed call that is the work failing, not a refusal, a lookup that found nothing, a
-    command the shell could not parse or an editing hiccup ("String to replace not found"):
-    those are no record's evidence, so a budget cuts them like a call that succeeded."""
+    """A failed call that is the work failing (also a lookup: `sudo cat` refused, a `grep` that
+    timed out), not a refusal, a command the shell could not parse or an editing hiccup ("String
+    to replace not found"): those are no record's evidence, so a budget cuts them like a call
+    that succeeded."""
     if call.kind is ToolKind.COMMAND:
-        return failure_lines(call) is not None
+        return failure_lines(call) is not None or only_looks(call)
     if call.kind in (ToolKind.READ, ToolKind.EDIT, ToolKind.WRITE):
         return bool(failure_lines(call))  # only the file system refusing (EACCES, a full disk)
     return True
 
 
 def _is_lookup(call: ToolCall) -> bool:
-    """A read or search, also through the shell: cut first, with its output (code it listed
-    reads as failures: `if (error) {`)."""
-    return call.kind in _LOOKUP or only_looks(call)
+    """A read or search, also through the shell (`sed -n`, `cat`, `rg`): cut first, with its
+    output (code it listed reads as failures: `if (error) {`)."""
+    if call.kind in _LOOKUP:
+        return True
+    command = call.input.get("command") if call.kind is ToolKind.COMMAND else None
+    return isinstance(command, str) and _reads_files(command)
 
 
 def failing_lines(output: str, *, everything: bool = False, limit: int = _EVIDENCE_LIMIT) -> str:

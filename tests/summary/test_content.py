@@ -131,6 +131,10 @@ def test_a_failure_of_the_work_is_essential_an_editing_hiccup_or_a_lookup_is_not
     assert [priority for _, priority in _lines(hiccup)] == [ACTION, ACTION]  # kept, cut like a success
     looked = _lines(_bash("sed -n '1,80p' src/db.ts", "if (error) {\n  throw new Error('query failed')\n}"))
     assert {priority for _, priority in looked} == {LOOKUP}  # code it listed is not a failure
+    refused = _lines(
+        _bash("sudo cat ci.yml", "sudo: a terminal is required to read the password", is_error=True)
+    )
+    assert refused[0][1] == ESSENTIAL  # a lookup that failed is a failure all the same
 
 
 def test_a_refused_call_keeps_the_users_words_as_a_persons() -> None:

@@ -207,3 +207,20 @@ def test_empty_command() -> None:
     analysis = analyzer.analyze("   ")
     assert not analysis.needs_llm
     assert analysis.classification.confidence <= 0.1
+
+
+@pytest.mark.parametrize(
+    ("command", "reads"),
+    [
+        ("cd src && sed -n '1,80p' db.ts | head -40", True),
+        ("rg -n 'if (error)' src", True),
+        ("cat server.log | tail -5", True),
+        ("mise run build && git diff --check", False),  # builds: its output can be the work failing
+        ("git status", False),  # repository state, not a file
+        ("docker logs web", False),  # a container's output: a background process's failures
+        ("sed -i 's/a/b/' f.txt", False),
+        ("npm test | tail -20", False),
+    ],
+)
+def test_a_line_that_only_reads_files_is_told_from_one_that_works(command: str, reads: bool) -> None:
+    assert BashAnalyzer().only_reads_files(command) is reads

@@ -66,6 +66,24 @@ class BashAnalyzer:
             return None
         return max(known, key=lambda v: v.kind.significance)
 
+    def only_reads_files(self, command: str) -> bool:
+        """Every part of the line reads files or searches code (`cd a && sed -n 1,80p b.ts | head`):
+        the shell doing what a Read or Grep tool does. Reading repository, container or package
+        state is not counted: that output can be the work failing (`docker logs`)."""
+        tokens, _ = tokenize(command)
+        looked = False
+        for segment in split_segments(tokens):
+            verdict = self.judge_segment(segment)
+            if verdict is None:
+                return False
+            kind = verdict.kind
+            if kind.significance == 0 or kind.intent == _I.TRANSFORM:  # `cd`, `| head`, `| sort`
+                continue
+            if kind.intent not in (_I.READ, _I.SEARCH) or kind.domain not in (_D.FILESYSTEM, _D.CODE):
+                return False
+            looked = True
+        return looked
+
     def analyze(self, command: str) -> BashAnalysis:
         """Classify `command`; `needs_llm` when an unknown executable decides what it does."""
         raw = command
