@@ -25,7 +25,17 @@ from fidelity import DEFAULT_CORPUS, _all_phrases, load_split
 from llm_replay import LLMPath
 from replay_openai import ReplayOpenAI
 
-from graphiti_session_tracking.summary.content import _FAILING, KEEP_ALL, ContentLine, render, session_content
+from graphiti_session_tracking.summary.content import (
+    _FAILING,
+    ACTION,
+    ESSENTIAL,
+    KEEP_ALL,
+    LOOKUP,
+    USEFUL,
+    ContentLine,
+    render,
+    session_content,
+)
 from graphiti_session_tracking.summary.llm_merge import same_error, similar
 from graphiti_session_tracking.transcripts import Session, read_transcript
 
@@ -138,7 +148,8 @@ def _line_kind(lines: list[ContentLine], label: dict[str, Any]) -> str:
         ),
         "another line",
     )
-    return f" ({what}, {'essential' if line.priority == 1 else 'useful' if line.priority == 2 else 'lookup'})"
+    worth = {ESSENTIAL: "essential", USEFUL: "useful", ACTION: "a call that succeeded", LOOKUP: "lookup"}
+    return f" ({what}, {worth.get(line.priority, line.priority)})"
 
 
 def _how(session: Session, label: dict[str, Any]) -> str:
