@@ -213,7 +213,7 @@ def _call_lines(call: ToolCall, cwd: str | None) -> list[tuple[str, int]]:
         asked = call.full_input.get("plan") or call.full_input.get("questions") or call.input
         shown = asked if isinstance(asked, str) else json.dumps(asked, ensure_ascii=False)
         verb = "Proposed a plan" if call.kind is ToolKind.PLAN else "Asked the user"
-        lines = [(f"  - {verb}: {_cut(' '.join(shown.split()), _EVIDENCE_LIMIT)}", ESSENTIAL)]
+        lines = [(f"  - {verb}: {salient_cut(' '.join(shown.split()), _TEXT_LIMIT)}", ESSENTIAL)]
         if result:
             lines.append(
                 (f"    → the user's answer: {_cut(' '.join(result.split()), _EVIDENCE_LIMIT)}", ESSENTIAL)

@@ -29,15 +29,19 @@ def test_a_failed_command_names_its_error_line() -> None:
     assert collapse_tool_call(call, "/p") == "Ran `pytest` → FAILED: E AssertionError: 2 != 3"
 
 
-def test_an_edit_is_named_by_its_path_relative_to_the_project() -> None:
-    call = ToolCall(
+def _edit(path: str, old: str, new: str, output: str = "ok", is_error: bool = False) -> ToolCall:
+    return ToolCall(
         id="e",
         name="Edit",
-        input={"file_path": "/p/src/a.py", "old_string": "x = 1", "new_string": "x = 2"},
+        input={"file_path": path, "old_string": old, "new_string": new},
         timestamp=None,
         line=2,
-        result=ToolResult("ok", False, None),
+        result=ToolResult(output, is_error, None),
     )
+
+
+def test_an_edit_is_named_by_its_path_relative_to_the_project() -> None:
+    call = _edit("/p/src/a.py", "x = 1", "x = 2")
     assert collapse_tool_call(call, "/p") == "Edited src/a.py: replaced 'x = 1' with 'x = 2'"
 
 
@@ -118,15 +122,8 @@ def test_a_failure_of_the_work_is_essential_an_editing_hiccup_or_a_lookup_is_not
 
     failed = _lines(_bash("cargo build", "error[E0308]: mismatched types\n --> src/a.rs:3:5", is_error=True))
     assert failed[0][1] == ESSENTIAL and "mismatched types" in failed[1][0] and failed[1][1] == ESSENTIAL
-    hiccup = ToolCall(
-        id="e",
-        name="Edit",
-        input={"file_path": "/p/a.py", "old_string": "x", "new_string": "y"},
-        timestamp=None,
-        line=2,
-        result=ToolResult(
-            "<tool_use_error>String to replace not found in file.</tool_use_error>", True, None
-        ),
+    hiccup = _edit(
+        "/p/a.py", "x", "y", "<tool_use_error>String to replace not found in file.</tool_use_error>", True
     )
     assert [priority for _, priority in _lines(hiccup)] == [ACTION, ACTION]  # kept, cut like a success
     looked = _lines(_bash("sed -n '1,80p' src/db.ts", "if (error) {\n  throw new Error('query failed')\n}"))
@@ -165,3 +162,21 @@ def test_a_background_tasks_report_is_evidence_not_a_persons_words(tmp_path: Pat
     lines = session_content(session)
     assert [line.priority for line in lines] == [ESSENTIAL, ESSENTIAL, USEFUL]
     assert lines[1].text.startswith("(harness) <task-notification>") and "exit code 1" in lines[1].text
+
+
+def test_a_long_plan_keeps_the_choice_said_in_its_middle(tmp_path: Path) -> None:
+    """An approved plan is a decision: the choice in the middle of a long one reaches the model,
+    not only its head and tail."""
+    from graphiti_session_tracking.summary.content import ESSENTIAL, session_content
+
+    steps = "\n".join(f"{i}. Update screen {i} to the new layout, nothing to choose here." for i in range(40))
+    plan = (
+        f"# Plan\n{steps}\nUse pnpm workspaces instead of npm because installs must be reproducible.\n{steps}"
+    )
+    builder = TranscriptBuilder(cwd="/p")
+    builder.user("Plan the migration.")
+    builder.call("ExitPlanMode", {"plan": plan}, "User has approved your plan.")
+    lines = session_content(builder.read(tmp_path))
+    proposed = next(line for line in lines if "Proposed a plan" in line.text)
+    assert proposed.priority == ESSENTIAL and len(proposed.text) <= 3_100
+    assert "Use pnpm workspaces instead of npm because installs must be reproducible." in proposed.text
