@@ -14,23 +14,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
 
 from fidelity import DEFAULT_CORPUS, _all_phrases, load_split
-from replay_openai import ReplayOpenAI
+from llm_replay import LLMPath
 
-from graphiti_session_tracking.config import LLMConfig
-from graphiti_session_tracking.llm import LLMMeter, make_llm_client
-from graphiti_session_tracking.redact import Redactor
-from graphiti_session_tracking.summary import EnhancedSessionSummarizer, summarize_session
+from graphiti_session_tracking.summary import EnhancedSessionSummarizer
 from graphiti_session_tracking.summary.content import KEEP_ALL, render, session_content
 from graphiti_session_tracking.summary.model import EnhancedSessionSummary
-from graphiti_session_tracking.tools import UnifiedToolClassifier
 from graphiti_session_tracking.transcripts import Session, read_transcript
 
 
@@ -50,24 +44,21 @@ class _Planner(EnhancedSessionSummarizer):
         return offline
 
 
-async def _sent(transcript: Path, store: Path, tokens: int) -> tuple[str, int]:
-    with ReplayOpenAI(store, transcript.name) as server:  # tool classification: its recorded answers
-        meter = LLMMeter(2, tokens)
-        settings = LLMConfig(enabled=True, base_url=server.base_url, model="m", max_retries=0)
-        client = make_llm_client(settings, Redactor(), meter)
-        assert client is not None
-        planner = _Planner(client, meter=meter)
-        await summarize_session(
-            read_transcript(transcript), UnifiedToolClassifier(client, persist=False), planner
-        )
-        return planner.sent, planner.requests
+async def _sent(transcript: Path, path: LLMPath) -> tuple[str, int]:
+    """The summary requests planned for one transcript (tool classification answered from the
+    store, as the product would ask it)."""
+    await path(transcript)
+    planner = path.summarizer
+    assert isinstance(planner, _Planner)
+    return planner.sent, planner.requests
 
 
 async def measure(split: str, tokens: int) -> None:
     counts: dict[str, list[int]] = {"errors": [0, 0, 0], "decisions": [0, 0, 0]}
     requests = sessions = 0
+    path = LLMPath(DEFAULT_CORPUS / split / "llm", tokens, _Planner)
     for transcript, label in load_split(DEFAULT_CORPUS, split):
-        sent, made = await _sent(transcript, DEFAULT_CORPUS / split / "llm", tokens)
+        sent, made = await _sent(transcript, path)
         narrative = render(session_content(read_transcript(transcript), KEEP_ALL))
         requests += made
         sessions += 1

@@ -40,8 +40,16 @@ CORPUS = Path(__file__).resolve().parent / "corpus"
 class LLMPath:
     """Summarizes transcripts through the LLM path against a replay store; counts what it sent."""
 
-    def __init__(self, store: Path) -> None:
+    def __init__(
+        self,
+        store: Path,
+        tokens: int | None = None,
+        summarizer: type[EnhancedSessionSummarizer] = EnhancedSessionSummarizer,
+    ) -> None:
         self.store = store
+        self.tokens = tokens  # the session's input token budget; None: the product's default
+        self.summarizer_type = summarizer
+        self.summarizer: EnhancedSessionSummarizer | None = None  # the last session's
         self.missing = 0
         self.answered = 0
         self.calls = 0
@@ -50,11 +58,11 @@ class LLMPath:
     async def __call__(self, transcript: Path) -> Any:
         with ReplayOpenAI(self.store, transcript.name) as server:
             budget = LLMBudgetSection()
-            meter = LLMMeter(budget.session_calls, budget.session_input_tokens)
+            meter = LLMMeter(budget.session_calls, self.tokens or budget.session_input_tokens)
             settings = LLMConfig(enabled=True, base_url=server.base_url, model="m", max_retries=0)
             client = make_llm_client(settings, Redactor(), meter)
             assert client is not None
-            summarizer = EnhancedSessionSummarizer(client, meter=meter)
+            summarizer = self.summarizer = self.summarizer_type(client, meter=meter)
             classifier = UnifiedToolClassifier(client, persist=False)
             summary = await summarize_session(read_transcript(transcript), classifier, summarizer)
             self.missing += len(set(server.missing))

@@ -14,11 +14,10 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from functools import lru_cache
 
-from graphiti_session_tracking.tools.bash import BashAnalyzer
 from graphiti_session_tracking.transcripts import Message, Session, ToolCall, ToolKind
 
+from .errors.commands import reads_files_only
 from .errors.verdict import failure_lines, only_looks
 from .files import relative_path
 
@@ -39,7 +38,6 @@ _EXIT_LINE = re.compile(r"(?i)^exit code -?\d+$")
 _USER_SAID = re.compile(r"(?i)\bthe user said:\s*\S")
 # A background task's report that it failed: as telling as a failed call.
 _REPORTS_FAILURE = re.compile(r"(?i)<status>\s*(?:failed|error)|\bfailed with exit code [1-9]")
-_reads_files = lru_cache(maxsize=4096)(BashAnalyzer().only_reads_files)
 _ASKING = frozenset({ToolKind.QUESTION, ToolKind.PLAN})
 _LOOKUP = frozenset({ToolKind.READ, ToolKind.SEARCH, ToolKind.WEB, ToolKind.TODO})
 
@@ -222,7 +220,8 @@ def _call_lines(call: ToolCall, cwd: str | None) -> list[tuple[str, int]]:
     line = collapse_tool_call(call, cwd)
     failed = call.result is not None and call.result.is_error
     work = failed and _work_failed(call)
-    lines = [(f"  - {line}", ESSENTIAL if work else LOOKUP if _is_lookup(call) else ACTION)]
+    lookup = _is_lookup(call)
+    lines = [(f"  - {line}", ESSENTIAL if work else LOOKUP if lookup else ACTION)]
     if _USER_SAID.search(result):  # a refused call with the user's words: a person speaking
         lines.append((f"    → the user: {_cut(' '.join(result.split()), _EVIDENCE_LIMIT)}", ESSENTIAL))
     elif call.kind is ToolKind.SUBAGENT and result:
@@ -230,7 +229,7 @@ def _call_lines(call: ToolCall, cwd: str | None) -> list[tuple[str, int]]:
     elif result and call.kind is not ToolKind.READ:
         failing = failing_lines(result, everything=failed)
         if failing:  # a log read back, a curl body: a lookup's output is cut first, not left out
-            worth = ESSENTIAL if work else ACTION if failed else LOOKUP if _is_lookup(call) else USEFUL
+            worth = ESSENTIAL if work else ACTION if failed else LOOKUP if lookup else USEFUL
             lines.append((f"    output: {failing}", worth))
     return lines
 
@@ -250,10 +249,7 @@ def _work_failed(call: ToolCall) -> bool:
 def _is_lookup(call: ToolCall) -> bool:
     """A read or search, also through the shell (`sed -n`, `cat`, `rg`): cut first, with its
     output (code it listed reads as failures: `if (error) {`)."""
-    if call.kind in _LOOKUP:
-        return True
-    command = call.input.get("command") if call.kind is ToolKind.COMMAND else None
-    return isinstance(command, str) and _reads_files(command)
+    return call.kind in _LOOKUP or reads_files_only(call)
 
 
 def failing_lines(output: str, *, everything: bool = False, limit: int = _EVIDENCE_LIMIT) -> str:

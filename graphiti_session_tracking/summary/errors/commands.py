@@ -13,6 +13,7 @@ from graphiti_session_tracking.transcripts import ToolCall, ToolKind
 _ANALYZER = BashAnalyzer()
 _judge_line = lru_cache(maxsize=4096)(_ANALYZER.judge_line)  # each command is judged several times
 _analyze = lru_cache(maxsize=4096)(_ANALYZER.analyze)
+_only_reads_files = lru_cache(maxsize=4096)(_ANALYZER.only_reads_files)
 
 _CHECK_WORD = re.compile(
     r"(?:^|&&|;|\|)\s*(?:(?:mise|make|just|task|npm|pnpm|yarn|bun|deno|uv|poetry|hatch|tox|nox|go|cargo|"
@@ -32,6 +33,13 @@ def _bare(command: str) -> str:
 def _verdict(call: ToolCall) -> SegmentVerdict | None:
     command = _command(call)
     return _judge_line(command) if command else None
+
+
+def reads_files_only(call: ToolCall) -> bool:
+    """A command whose every part reads files or searches code: the shell doing a Read's or a
+    Grep's work (stricter than a lookup's verdict, which also counts `git status`)."""
+    command = _command(call)
+    return bool(command) and _only_reads_files(command)
 
 
 def _command(call: ToolCall) -> str:
