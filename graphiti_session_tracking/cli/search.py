@@ -57,7 +57,7 @@ def search(
     from graphiti_session_tracking.graph.search import SearchError, search_sessions
 
     output = layout_of(as_json, layout)
-    sessions = pipeline(opts, writable=False)
+    sessions = pipeline(opts, writable=False, check=False)  # its embedders, built when asked
 
     async def go() -> list[dict[str, Any]]:
         async with open_backend(sessions.graph, writable=False) as backend:

@@ -96,6 +96,8 @@ class Backend:
     _driver: GraphDriver | None = None
     _group_drivers: dict[str, GraphDriver] = field(default_factory=dict)
     _embedded: EmbeddedFalkor | None = None
+    # Graphs seen holding our vectors' index (vectors.has_index): never dropped, so asked once.
+    indexed_graphs: set[str | None] = field(default_factory=set)
 
     @property
     def dialect(self) -> Dialect:

@@ -21,6 +21,7 @@ from graphiti_session_tracking.summary import EnhancedSessionSummary
 from graphiti_session_tracking.summary.errors import error_signature
 
 from .schema import (
+    EMBEDDED_LABELS,
     EPISODE_SOURCE_DESCRIPTION,
     SHARED_LABELS,
     Label,
@@ -475,7 +476,6 @@ class _Records:
                 )
 
 
-EMBEDDED_LABELS = (Label.SESSION, Label.DECISION, Label.ERROR_RESOLUTION, Label.CONFIG_CHANGE)
 _SESSION_TEXT_LIMIT = 2_000
 
 

@@ -99,6 +99,8 @@ def iso_time(value: datetime | None) -> str | None:
 
 
 DEFAULT_SEARCH_LIMIT = 10
+# The records the local embedder gives a vector (graph/vectors.py): what people ask about in their own words.
+EMBEDDED_LABELS = (Label.SESSION, Label.DECISION, Label.ERROR_RESOLUTION, Label.CONFIG_CHANGE)
 
 # What `--type` narrows to: entities with this label, and relations with these names.
 SEARCH_TYPES: dict[str, tuple[Label | None, tuple[Relation, ...]]] = {

@@ -1,17 +1,19 @@
-"""Graphiti's own search over the session graph: entities, relations (facts) and episodes.
+"""Search over the session graph: entities, relations (facts) and episodes, best first.
 
 Three ways, by what is configured:
-- full text (BM25) only, with no embedder at all;
-- local hybrid (the default): BM25 over everything plus the local embedder's nearest sessions,
+- full text only, with no embedder at all: the full-text indexes Graphiti builds, asked by
+  `fulltext.py` in one query per graph, each hit scored by the index's own relevance (Lucene BM25
+  on Neo4j, RediSearch's score on FalkorDB);
+- local hybrid (the default): that full text plus the local embedder's nearest sessions,
   decisions, errors and settings (`vectors.py`), fused by reciprocal rank over the whole search
   (every group at once, so FalkorDB's one graph per group ranks as one list);
-- Graphiti's hybrid with a configured OpenAI-compatible embedder (BM25 + cosine similarity on
-  name_embedding / fact_embedding, fused by Graphiti per kind and graph).
+- Graphiti's own hybrid search with a configured OpenAI-compatible embedder (BM25 + cosine
+  similarity on name_embedding / fact_embedding, fused by Graphiti per kind and graph:
+  `graphiti_search.py`, the only way that imports graphiti-core).
 
-Scores: Graphiti's search keeps only the rank of a full-text hit (its RRF over one list is 1/rank,
-so every list's best hit scored 1.0), so a full-text search asks the same index for the hits' own
-relevance (Lucene BM25 on Neo4j, RediSearch's score on FalkorDB). A hybrid search keeps the fused
-RRF score: the sum of 1/rank over the methods that found the hit (at most 2).
+A hybrid search scores the fused RRF: the sum of 1/rank over the methods that found the hit (at
+most 2). Neither of the first two imports graphiti-core, so a search at the prompt costs what a
+query costs, plus the local embedder.
 """
 
 from __future__ import annotations
@@ -19,44 +21,23 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import Any, NoReturn
-
-from graphiti_core.cross_encoder.client import CrossEncoderClient
-from graphiti_core.driver.driver import GraphDriver, GraphProvider
-from graphiti_core.embedder.client import EmbedderClient
-from graphiti_core.graph_queries import get_nodes_query, get_relationships_query
-from graphiti_core.graphiti_types import GraphitiClients
-from graphiti_core.llm_client.client import LLMClient
-from graphiti_core.llm_client.config import ModelSize
-from graphiti_core.prompts.models import Message
-from graphiti_core.search.search import search as graphiti_search
-from graphiti_core.search.search_config import (
-    EdgeReranker,
-    EdgeSearchConfig,
-    EdgeSearchMethod,
-    EpisodeReranker,
-    EpisodeSearchConfig,
-    EpisodeSearchMethod,
-    NodeReranker,
-    NodeSearchConfig,
-    NodeSearchMethod,
-    SearchConfig,
-    SearchResults,
-)
-from graphiti_core.search.search_filters import SearchFilters
-from graphiti_core.search.search_utils import fulltext_query
-from graphiti_core.tracer import NoOpTracer
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any
 
 from graphiti_session_tracking.redact import Gate
 
-from . import vectors
+from . import fulltext, vectors
 from .backends import Backend
 from .local_embedder import LocalEmbedder
-from .mapping import EMBEDDED_LABELS
-from .schema import DEFAULT_SEARCH_LIMIT, SEARCH_TYPES
+from .schema import DEFAULT_SEARCH_LIMIT, EMBEDDED_LABELS, SEARCH_TYPES
+
+if TYPE_CHECKING:  # a configured embedder is graphiti-core's; imported only when one is
+    from graphiti_core.embedder.client import EmbedderClient
 
 CONCURRENT_GRAPHS = 8  # project graphs searched at once (each search holds one connection)
+
+# A graph to search: the group whose graph it is (None: Neo4j's one database), and the group ids
+# to filter it by (None: every group).
+Target = tuple[str | None, list[str] | None]
 
 
 @dataclass(frozen=True)
@@ -76,77 +57,6 @@ class SearchHit:
 
 class SearchError(ValueError):
     """A search that cannot run as asked (unknown --type, bad limit)."""
-
-
-# Graphiti's GraphitiClients wants an LLM client and a cross-encoder even for a search that uses
-# neither (BM25 / cosine search with RRF reranking never calls them). These stand-ins satisfy the
-# type and fail loudly if Graphiti ever did call them, rather than reaching a real service.
-class _UnusedLLMClient(LLMClient):
-    def __init__(self) -> None:
-        super().__init__(config=None, cache=False)
-
-    async def _generate_response(
-        self,
-        messages: list[Message],
-        response_model: type[BaseModel] | None = None,
-        max_tokens: int = 0,
-        model_size: ModelSize = ModelSize.medium,
-        *,
-        model: str | None = None,
-    ) -> dict[str, Any]:
-        _never("an LLM")
-
-
-class _UnusedCrossEncoder(CrossEncoderClient):
-    async def rank(self, query: str, passages: list[str]) -> list[tuple[str, float]]:
-        _never("a cross-encoder")
-
-
-class _NoEmbedder(EmbedderClient):
-    """Without a configured embedder the search is BM25 only, so nothing asks for a vector."""
-
-    async def create(self, input_data: Any) -> list[float]:
-        _never("an embedder")
-
-    async def create_batch(self, input_data_list: list[str]) -> list[list[float]]:
-        _never("an embedder")
-
-
-def _never(what: str) -> NoReturn:
-    raise RuntimeError(f"graphiti-sessions search does not use {what}; Graphiti asked for one")
-
-
-def search_config(
-    limit: int, hybrid: bool, nodes: bool = True, edges: bool = True, episodes: bool = True
-) -> SearchConfig:
-    """BM25 on every scope; with an embedder, cosine similarity too on entities and relations."""
-    node_methods = [NodeSearchMethod.bm25] + ([NodeSearchMethod.cosine_similarity] if hybrid else [])
-    edge_methods = [EdgeSearchMethod.bm25] + ([EdgeSearchMethod.cosine_similarity] if hybrid else [])
-    return SearchConfig(
-        node_config=NodeSearchConfig(search_methods=node_methods, reranker=NodeReranker.rrf)
-        if nodes
-        else None,
-        edge_config=EdgeSearchConfig(search_methods=edge_methods, reranker=EdgeReranker.rrf)
-        if edges
-        else None,
-        episode_config=(
-            EpisodeSearchConfig(search_methods=[EpisodeSearchMethod.bm25], reranker=EpisodeReranker.rrf)
-            if episodes
-            else None
-        ),
-        limit=limit,
-    )
-
-
-def clients_for(driver: GraphDriver, embedder: EmbedderClient | None) -> GraphitiClients:
-    """The clients Graphiti's search takes; only the driver (and an embedder, if any) is used."""
-    return GraphitiClients(
-        driver=driver,
-        llm_client=_UnusedLLMClient(),
-        embedder=embedder if embedder is not None else _NoEmbedder(),
-        cross_encoder=_UnusedCrossEncoder(),
-        tracer=NoOpTracer(),
-    )
 
 
 async def search_sessions(
@@ -180,44 +90,61 @@ async def scored_search(
     if not text.strip():
         return [], "full_text"
     targets = await _targets(backend, group_id)
-    hybrid = embedder is not None
+    if embedder is not None:
+        return _redacted(
+            _best_first(await _graphiti_hybrid(backend, targets, text, limit, kind, embedder))[:limit]
+        ), "rrf"
 
-    async def full_text(driver: GraphDriver, group_ids: list[str] | None) -> list[SearchHit]:
-        clients = clients_for(driver, embedder)
-        hits: list[SearchHit] = []
-        for config, search_filter in _plans(kind, limit, hybrid):
-            results = await graphiti_search(clients, text, group_ids, config, search_filter, driver=driver)
-            found = list(_hits(results))
-            hits.extend(found if hybrid else await _index_scored(driver, text, group_ids, found, limit))
-        return hits
+    async def full_text(target: Target) -> list[SearchHit]:
+        read = _reader(backend, target[0])
+        found = await fulltext.search(read, backend.dialect, text, target[1], limit, kind)
+        return [SearchHit(h.kind, h.type, h.text, h.uuid, h.group_id, h.score) for h in found]
 
     hits, near = await asyncio.gather(
         _each_graph(targets, full_text),
-        _nearest(backend, targets, text, limit, kind, local) if local is not None and not hybrid else _none(),
+        _nearest(backend, targets, text, limit, kind, local) if local is not None else _none(),
     )
-    scored_by = "rrf" if hybrid else "full_text"
     if near:
-        hits, scored_by = fuse([_best_first(hits), near]), "rrf"
-    return _redacted(_best_first(hits)[:limit]), scored_by
+        return _redacted(fuse([_best_first(hits), near])[:limit]), "rrf"
+    return _redacted(_best_first(hits)[:limit]), "full_text"
+
+
+async def _graphiti_hybrid(
+    backend: Backend, targets: list[Target], text: str, limit: int, kind: str | None, embedder: EmbedderClient
+) -> list[SearchHit]:
+    from .graphiti_search import hybrid_hits
+
+    async def one(target: Target) -> list[SearchHit]:
+        group, group_ids = target
+        driver = await backend.driver_for(group) if group is not None else backend.driver
+        return await hybrid_hits(driver, embedder, text, group_ids, limit, kind)
+
+    return await _each_graph(targets, one)
 
 
 async def _none() -> list[SearchHit]:
     return []
 
 
+def _reader(backend: Backend, group: str | None) -> fulltext.Read:
+    async def read(cypher: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        return await backend.read(group, cypher, params)
+
+    return read
+
+
 async def _each_graph(
-    targets: list[tuple[GraphDriver, list[str] | None]],
-    search: Callable[[GraphDriver, list[str] | None], Awaitable[list[SearchHit]]],
+    targets: list[Target], search: Callable[[Target], Awaitable[list[SearchHit]]]
 ) -> list[SearchHit]:
     """`search` over every target graph, several at once (FalkorDB keeps one graph per project
     and answers reads on a pool of threads); the hits in the targets' order."""
     gate = asyncio.Semaphore(CONCURRENT_GRAPHS)
 
-    async def one(driver: GraphDriver, group_ids: list[str] | None) -> list[SearchHit]:
+    async def one(target: Target) -> list[SearchHit]:
         async with gate:
-            return await search(driver, group_ids)
+            return await search(target)
 
-    found = await asyncio.gather(*(one(driver, group_ids) for driver, group_ids in targets))
+    found = await asyncio.gather(*(one(target) for target in targets))
     return [hit for hits in found for hit in hits]
 
 
@@ -256,18 +183,18 @@ def _check(text: str, limit: int, kind: str | None) -> None:
         raise SearchError(f"unknown type {kind!r}; known: {', '.join(SEARCH_TYPES)}")
 
 
-async def _targets(backend: Backend, group_id: str | None) -> list[tuple[GraphDriver, list[str] | None]]:
+async def _targets(backend: Backend, group_id: str | None) -> list[Target]:
     """The graphs to search, each with the group ids to filter it by (None: every group)."""
     if group_id is not None:
-        return [(await backend.driver_for(group_id), [group_id])]
+        return [(group_id, [group_id])]
     if backend.graph_per_group:
-        return [(await backend.driver_for(g), [g]) for g in await backend.list_groups()]
-    return [(backend.driver, None)]  # Neo4j: one database holds every group
+        return [(g, [g]) for g in await backend.list_groups()]
+    return [(None, None)]  # Neo4j: one database holds every group
 
 
 async def _nearest(
     backend: Backend,
-    targets: list[tuple[GraphDriver, list[str] | None]],
+    targets: list[Target],
     text: str,
     limit: int,
     kind: str | None,
@@ -284,11 +211,13 @@ async def _nearest(
         return []
     kinds = None if len(labels) == len(EMBEDDED_LABELS) else labels
 
-    async def near(driver: GraphDriver, group_ids: list[str] | None) -> list[SearchHit]:
-        return [
-            SearchHit("node", n.kind, n.name, n.uuid, n.group_id, n.similarity)
-            for n in await vectors.nearest(driver, backend.dialect, vector, limit, group_ids, kinds)
-        ]
+    async def near(target: Target) -> list[SearchHit]:
+        group, group_ids = target
+        read = _reader(backend, group)
+        if not await vectors.has_index(read, backend.dialect, backend.indexed_graphs, group):
+            return []
+        found = await vectors.nearest(read, backend.dialect, vector, limit, group_ids, kinds)
+        return [SearchHit("node", n.kind, n.name, n.uuid, n.group_id, n.similarity) for n in found]
 
     return _best_first(await _each_graph(targets, near))[:limit]
 
@@ -301,87 +230,3 @@ def _best_first(hits: Iterable[SearchHit]) -> list[SearchHit]:
 def _redacted(hits: list[SearchHit]) -> list[SearchHit]:
     gate = Gate()  # a graph written by an older version may hold what today's rules redact
     return [replace(hit, text=gate.text(hit.text)) for hit in hits]
-
-
-def _plans(kind: str | None, limit: int, hybrid: bool) -> list[tuple[SearchConfig, SearchFilters]]:
-    """One Graphiti search per filter: a label filter on edges would need it on both endpoints,
-    so entities and relations of one type are searched separately."""
-    if kind is None:
-        return [(search_config(limit, hybrid), SearchFilters())]
-    label, relations = SEARCH_TYPES[kind]
-    if label is None:
-        return [(search_config(limit, hybrid, nodes=False, edges=False), SearchFilters())]
-    return [
-        (search_config(limit, hybrid, edges=False, episodes=False), SearchFilters(node_labels=[label.value])),
-        (
-            search_config(limit, hybrid, nodes=False, episodes=False),
-            SearchFilters(edge_types=[r.value for r in relations]),
-        ),
-    ]
-
-
-# The full-text index of each kind of hit (Graphiti's names; FalkorDB's are mapped by graph_queries)
-# and what its procedure yields.
-_INDEX = {
-    "node": ("node_name_and_summary", "node"),
-    "edge": ("edge_name_and_fact", "relationship"),
-    "episode": ("episode_content", "node"),
-}
-
-
-def _score_query(kind: str, provider: GraphProvider) -> str:
-    """The Cypher that asks a kind's full-text index for the score of the hits `$uuids` under
-    the query text `$query` (the one Graphiti's search ran); index names are constants."""
-    index, item = _INDEX[kind]
-    call = (
-        get_relationships_query(index, 0, provider)
-        if kind == "edge"
-        else get_nodes_query(index, "$query", 0, provider)
-    )
-    return (
-        f"{call} YIELD {item}, score WITH {item}, score WHERE {item}.uuid IN $uuids "
-        f"RETURN {item}.uuid AS uuid, score"
-    )
-
-
-async def _index_scored(
-    driver: GraphDriver, text: str, group_ids: list[str] | None, hits: list[SearchHit], limit: int
-) -> list[SearchHit]:
-    """The hits of a full-text search with the index's own relevance as their score. Graphiti
-    read them from the index's first 2 x limit rows (before its filters), so asking the same
-    index with the same text and a wider window scores them all; a hit the index no longer
-    yields (its record changed in between) is left out, not given a made-up score."""
-    query = fulltext_query(text, group_ids, driver)
-    if not hits or not query:
-        return hits
-    scored: list[SearchHit] = []
-    for kind in _INDEX:
-        of_kind = [hit for hit in hits if hit.kind == kind]
-        if not of_kind:
-            continue
-        records, _, _ = await driver.execute_query(
-            _score_query(kind, driver.provider),
-            query=query,
-            uuids=[hit.uuid for hit in of_kind],
-            limit=4 * limit,
-            routing_="r",
-        )
-        scores = {str(r["uuid"]): float(r["score"]) for r in records}
-        scored.extend(replace(hit, score=scores[hit.uuid]) for hit in of_kind if hit.uuid in scores)
-    return scored
-
-
-def _hits(results: SearchResults) -> Iterable[SearchHit]:
-    for node, node_score in _scored(results.nodes, results.node_reranker_scores):
-        label = next((lab for lab in node.labels if lab != "Entity"), "Entity")
-        yield SearchHit("node", label, node.name, node.uuid, node.group_id, node_score)
-    for edge, edge_score in _scored(results.edges, results.edge_reranker_scores):
-        yield SearchHit("edge", edge.name, edge.fact, edge.uuid, edge.group_id, edge_score)
-    for episode, episode_score in _scored(results.episodes, results.episode_reranker_scores):
-        yield SearchHit("episode", "Episodic", episode.name, episode.uuid, episode.group_id, episode_score)
-
-
-def _scored[T](items: Sequence[T], scores: Sequence[float]) -> Iterable[tuple[T, float]]:
-    """Each item with its reranker score (Graphiti's RRF gives one per item, in order)."""
-    for item, score in zip(items, scores, strict=True):
-        yield item, float(score)

@@ -19,15 +19,19 @@ answers its top k of the whole database, which a small group could miss).
 
 from __future__ import annotations
 
-import weakref
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import NAMESPACE_URL, uuid5
-
-from graphiti_core.driver.driver import GraphDriver
 
 from .dialect import Dialect
 from .local_embedder import DIMENSIONS, PROPERTY
+
+if TYPE_CHECKING:  # the writer's driver; a search reads through the backend's own client
+    from graphiti_core.driver.driver import GraphDriver
+
+# A read-only query on one graph: Cypher and its parameters in, rows out (Backend.read).
+Read = Callable[[str, dict[str, Any]], Awaitable[list[dict[str, Any]]]]
 
 LABEL = "GsVector"
 # Below this cosine a record is not near the question, only the least far: with WordLlama,
@@ -83,24 +87,20 @@ async def ensure_index(driver: GraphDriver, dialect: Dialect) -> None:
         await driver.execute_query(statement)
 
 
-# Graphs seen with our index: an index is never dropped, so a long-lived reader (the MCP server,
-# the viewer) asks each graph once, not at every search (one query per project graph on FalkorDB).
-_INDEXED: weakref.WeakSet[GraphDriver] = weakref.WeakSet()
-
-
-async def has_index(driver: GraphDriver, dialect: Dialect) -> bool:
-    """Whether this graph holds our vectors' index (none until something was embedded into it)."""
-    if driver in _INDEXED:
+async def has_index(read: Read, dialect: Dialect, known: set[str | None], graph: str | None) -> bool:
+    """Whether `graph` holds our vectors' index (none until something was embedded into it).
+    `known`: the graphs already seen with it; an index is never dropped, so a long-lived reader
+    (the MCP server, the viewer) asks each graph once, not at every search."""
+    if graph in known:
         return True
     if dialect.name == "neo4j":
         query = "SHOW VECTOR INDEXES YIELD name WHERE name = $name RETURN count(*) AS n"
     else:
         query = "CALL db.indexes() YIELD label, types WHERE label = $name RETURN count(*) AS n"
-    name = NEO4J_INDEX if dialect.name == "neo4j" else LABEL
-    records, _, _ = await driver.execute_query(query, name=name, routing_="r")
+    records = await read(query, {"name": NEO4J_INDEX if dialect.name == "neo4j" else LABEL})
     found = bool(records) and int(records[0]["n"]) > 0
     if found:
-        _INDEXED.add(driver)
+        known.add(graph)
     return found
 
 
@@ -140,7 +140,7 @@ def _query(dialect: Dialect, scan: bool) -> str:
 
 
 async def nearest(
-    driver: GraphDriver,
+    read: Read,
     dialect: Dialect,
     vector: list[float],
     limit: int,
@@ -149,9 +149,7 @@ async def nearest(
     floor: float = MIN_SIMILARITY,
 ) -> list[Nearest]:
     """The `limit` records of the graph (of `group_ids` on Neo4j) nearest to `vector` and at least
-    `floor` similar to it, best first."""
-    if not await has_index(driver, dialect):
-        return []
+    `floor` similar to it, best first. The graph must hold our index (`has_index`)."""
     scan = dialect.name != "neo4j" or group_ids is not None
     # The index answers its k nearest of every kind and group; ask for more when a filter follows.
     k = limit * (4 if kinds or group_ids else 1)
@@ -164,7 +162,7 @@ async def nearest(
     }
     if dialect.name == "neo4j" and scan:
         params["group_ids"] = group_ids
-    records, _, _ = await driver.execute_query(_query(dialect, scan), routing_="r", **params)
+    records = await read(_query(dialect, scan), params)
     return [
         Nearest(str(r["uuid"]), str(r["kind"]), str(r["name"]), str(r["group_id"]), float(r["similarity"]))
         for r in records

@@ -1,7 +1,3 @@
-"""Sources → summaries → graph: what a run does, owned in one place (the composition root builds
-it from the config; `ingest`, `watch`, `migrate` and the MCP server are thin shells over it)."""
-
-from .reports import IngestReport, WriteReport
-from .sources import DEFAULT_TRANSCRIPTS_DIR, SourceError, discover_sources
-
-__all__ = ["DEFAULT_TRANSCRIPTS_DIR", "IngestReport", "SourceError", "WriteReport", "discover_sources"]
+"""Sources → summaries → graph: what a run does, owned in one place (the composition root,
+`compose.py`, builds it from the config; `ingest`, `watch`, `migrate` and the MCP server are thin
+shells over it). Nothing is imported here: a command imports the modules it uses."""

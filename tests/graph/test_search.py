@@ -18,6 +18,8 @@ from graphiti_core.search.search_filters import SearchFilters
 from graphiti_core.search.search_utils import fulltext_query
 
 from graphiti_session_tracking.graph.backends import Backend
+from graphiti_session_tracking.graph.dialect import FALKORDB, NEO4J
+from graphiti_session_tracking.graph.fulltext import MAX_WORDS, query_text
 from graphiti_session_tracking.graph.schema import EPISODE_SOURCE_DESCRIPTION
 from graphiti_session_tracking.graph.search import SearchError, SearchHit, search_sessions
 from graphiti_session_tracking.graph.writer import SessionGraphWriter
@@ -234,3 +236,23 @@ async def test_the_graphiti_mcp_servers_calls_find_every_record_kind_without_our
     facts = await graphiti.search(query, group_ids=[group], num_results=10)
     assert facts and any(query.split()[0].lower() in f.fact.lower() for f in facts)
     assert await graphiti.search(query, group_ids=["main"]) == []  # the server's default group holds none
+
+
+def test_the_index_query_is_the_words_of_the_question() -> None:
+    """FalkorDB: RediSearch's words OR-ed, its stop words and syntax left out, the group a tag;
+    Neo4j: Lucene splits the words itself, so its syntax is escaped and AND / OR / NOT are words."""
+    assert query_text("Why did the Cargo.toml (push) fail?", ["my_app"], FALKORDB) == (
+        '(@group_id:"my\\_app") (Why | did | Cargo | toml | push | fail)'
+    )
+    assert query_text("the of and", None, FALKORDB) == ""
+    assert query_text("Cargo.toml AND push:main", ["app"], NEO4J) == (
+        '(group_id:"app") AND (cargo.toml and push\\:main)'
+    )
+    assert query_text("  ", None, NEO4J) == ""
+    assert len(query_text(" ".join(f"w{i}" for i in range(200)), None, FALKORDB).split(" | ")) == MAX_WORDS
+
+
+async def test_a_question_of_only_punctuation_finds_nothing(backend: Backend) -> None:
+    await SessionGraphWriter(backend).ingest_many(SUMMARIES)
+    assert await search_sessions(backend, "?! -- ()") == []
+    assert await search_sessions(backend, "?! -- ()", kind="decision") == []
