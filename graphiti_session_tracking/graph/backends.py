@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import logging
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -79,6 +79,10 @@ def is_connection_loss(exc: BaseException) -> bool:
             return True
         seen = seen.__cause__ or seen.__context__
     return False
+
+
+# A read-only query on one graph (`Backend.read` bound to a group): Cypher and parameters in, rows out.
+Read = Callable[[str, dict[str, Any]], Awaitable[list[dict[str, Any]]]]
 
 
 @dataclass

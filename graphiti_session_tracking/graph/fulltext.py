@@ -16,12 +16,14 @@ Graphiti's search still runs where it adds something: with a configured embedder
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
 
 from .dialect import Dialect
 from .schema import SEARCH_TYPES, Label
+
+if TYPE_CHECKING:
+    from .backends import Read
 
 # RediSearch's default stop words (its documentation's list), which Graphiti leaves out of a
 # FalkorDB query: a query of only these would match nothing.
@@ -68,17 +70,20 @@ _LUCENE_SPECIAL = re.compile(r"([+\-&|!(){}\[\]^\"~*?:\\/])")
 # A longer question is cut to its first words (Graphiti answers nothing past 128).
 MAX_WORDS = 64
 
-Read = Callable[[str, dict[str, Any]], Awaitable[list[dict[str, Any]]]]
-
 
 @dataclass(frozen=True)
-class TextHit:
+class SearchHit:
+    """One result: an entity (`node`), a relation (`edge`, its fact) or a session `episode`."""
+
     kind: str  # "node", "edge" or "episode"
-    type: str  # the entity's label, the relation's name, or "Episodic"
-    text: str
+    type: str  # the node's label, the edge's relation name, or "Episodic"
+    text: str  # the node's name, the edge's fact, or the episode's name
     uuid: str
     group_id: str
-    score: float  # the index's relevance: > 0, unbounded, comparable within one index
+    score: float  # full text: the index's relevance (> 0, unbounded); hybrid: the fused RRF score
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 def query_text(text: str, group_ids: list[str] | None, dialect: Dialect) -> str:
@@ -146,7 +151,7 @@ def _statement(dialect: Dialect, kind: str | None) -> str:
 
 async def search(
     read: Read, dialect: Dialect, text: str, group_ids: list[str] | None, limit: int, kind: str | None = None
-) -> list[TextHit]:
+) -> list[SearchHit]:
     """Up to `limit` hits of each index (entities, relations, episodes) for `text` in one graph,
     each scored by its index; `kind` narrows to one label and its relations (SEARCH_TYPES)."""
     query = query_text(text, group_ids, dialect)
@@ -164,7 +169,7 @@ async def search(
     }
     rows = await read(_statement(dialect, kind), params)
     return [
-        TextHit(
+        SearchHit(
             str(r["kind"]),
             str(r["types"][0]) if r["types"] else "Entity",
             str(r["text"] or ""),

@@ -33,8 +33,8 @@ from graphiti_core.search.search_filters import SearchFilters
 from graphiti_core.tracer import NoOpTracer
 from pydantic import BaseModel
 
+from .fulltext import SearchHit
 from .schema import SEARCH_TYPES
-from .search import SearchHit
 
 
 # Graphiti's GraphitiClients wants an LLM client and a cross-encoder even for a search that uses

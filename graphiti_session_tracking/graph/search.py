@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from graphiti_session_tracking.redact import Gate
 
 from . import fulltext, vectors
-from .backends import Backend
+from .backends import Backend, Read
+from .fulltext import SearchHit
 from .local_embedder import LocalEmbedder
 from .schema import DEFAULT_SEARCH_LIMIT, EMBEDDED_LABELS, SEARCH_TYPES
 
@@ -38,21 +39,6 @@ CONCURRENT_GRAPHS = 8  # project graphs searched at once (each search holds one 
 # A graph to search: the group whose graph it is (None: Neo4j's one database), and the group ids
 # to filter it by (None: every group).
 Target = tuple[str | None, list[str] | None]
-
-
-@dataclass(frozen=True)
-class SearchHit:
-    """One result: an entity (`node`), a relation (`edge`, its fact) or a session `episode`."""
-
-    kind: str  # "node", "edge" or "episode"
-    type: str  # the node's label, the edge's relation name, or "Episodic"
-    text: str  # the node's name, the edge's fact, or the episode's name
-    uuid: str
-    group_id: str
-    score: float  # full text: the index's relevance (> 0, unbounded); hybrid: the fused RRF score
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 class SearchError(ValueError):
@@ -97,8 +83,7 @@ async def scored_search(
 
     async def full_text(target: Target) -> list[SearchHit]:
         read = _reader(backend, target[0])
-        found = await fulltext.search(read, backend.dialect, text, target[1], limit, kind)
-        return [SearchHit(h.kind, h.type, h.text, h.uuid, h.group_id, h.score) for h in found]
+        return await fulltext.search(read, backend.dialect, text, target[1], limit, kind)
 
     hits, near = await asyncio.gather(
         _each_graph(targets, full_text),
@@ -126,7 +111,7 @@ async def _none() -> list[SearchHit]:
     return []
 
 
-def _reader(backend: Backend, group: str | None) -> fulltext.Read:
+def _reader(backend: Backend, group: str | None) -> Read:
     async def read(cypher: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         return await backend.read(group, cypher, params)
 

@@ -19,7 +19,6 @@ answers its top k of the whole database, which a small group could miss).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from uuid import NAMESPACE_URL, uuid5
@@ -30,8 +29,7 @@ from .local_embedder import DIMENSIONS, PROPERTY
 if TYPE_CHECKING:  # the writer's driver; a search reads through the backend's own client
     from graphiti_core.driver.driver import GraphDriver
 
-# A read-only query on one graph: Cypher and its parameters in, rows out (Backend.read).
-Read = Callable[[str, dict[str, Any]], Awaitable[list[dict[str, Any]]]]
+    from .backends import Read
 
 LABEL = "GsVector"
 # Below this cosine a record is not near the question, only the least far: with WordLlama,
