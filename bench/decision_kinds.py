@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from fidelity import DEFAULT_CORPUS, _all_phrases, load_split
+from fidelity import DEFAULT_CORPUS, _all_phrases, load_split, pairs
 
 from graphiti_session_tracking.summary.decisions import extract as extract_module
 from graphiti_session_tracking.summary.decisions.record import _Found
@@ -57,17 +57,14 @@ def diagnose(split: str, corpus: Path) -> None:
         for transcript, label in load_split(corpus, split):
             session = read_transcript(transcript)
             labels = list(label.get("decisions", []))
-            taken: set[int] = set()
-            for record in extract_module.extract_decisions(session):
+            records = list(extract_module.extract_decisions(session))
+            texts = [f"{record.decision} || {record.rationale or ''}" for record in records]
+            paired = pairs(texts, labels, _all_phrases)
+            taken = set(paired.values())
+            for index, record in enumerate(records):
                 channel = f"{session.agent}: {source.get(id(record), '?')}"
                 rows[channel] += 1
-                text = f"{record.decision} || {record.rationale or ''}"
-                hit = next(
-                    (i for i, lab in enumerate(labels) if i not in taken and _all_phrases(text, lab)), None
-                )
-                if hit is not None:
-                    taken.add(hit)
-                    true[channel] += 1
+                true[channel] += index in paired
             for i, lab in enumerate(labels):
                 if i not in taken:
                     missed[f"{session.agent}, by {lab.get('by', '?')}: {_sits(session, lab)}"] += 1

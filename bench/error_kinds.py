@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from fidelity import DEFAULT_CORPUS, _all_phrases, load_split
+from fidelity import DEFAULT_CORPUS, _all_phrases, load_split, pairs
 
 from graphiti_session_tracking.summary import errors as errors_module
 from graphiti_session_tracking.summary.errors import commands as commands_module
@@ -152,13 +152,10 @@ def diagnose(split: str, corpus: Path) -> None:
         rows = _rows_with_calls(session)
         counted = [e for e in label.get("errors", []) if not e.get("trivial")]
         trivial = [e for e in label.get("errors", []) if e.get("trivial")]
-        matched: set[int] = set()
-        for row, call in rows:
-            hit = next(
-                (i for i, e in enumerate(counted) if i not in matched and _all_phrases(row.error, e)), None
-            )
-            if hit is not None:
-                matched.add(hit)
+        paired = pairs([row.error for row, _ in rows], counted, _all_phrases)
+        matched = set(paired.values())
+        for index, (row, call) in enumerate(rows):
+            if index in paired:
                 continue
             if any(_all_phrases(row.error, e) for e in trivial):
                 continue

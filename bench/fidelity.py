@@ -91,21 +91,44 @@ def _all_phrases(text: str, label: dict[str, Any]) -> bool:
     return bool(phrases) and all(p.lower() in lowered for p in phrases)
 
 
+def pairs(
+    rows: Sequence[str], labels: Sequence[dict[str, Any]], matches: Callable[[str, dict[str, Any]], bool]
+) -> dict[int, int]:
+    """The largest one-to-one pairing of rows with labels they match (row index → label index).
+
+    Greedy pairing (each row takes the first free label) undercounts: a row that matches two labels
+    can take the one another row needed. Augmenting paths (Kuhn's algorithm) find a maximum matching.
+    """
+    edges = [[i for i, label in enumerate(labels) if matches(row, label)] for row in rows]
+    owner: dict[int, int] = {}  # label index → row index
+
+    def augment(row: int, seen: set[int]) -> bool:
+        for label in edges[row]:
+            if label in seen:
+                continue
+            seen.add(label)
+            if label not in owner or augment(owner[label], seen):
+                owner[label] = row
+                return True
+        return False
+
+    for row in range(len(rows)):
+        augment(row, set())
+    return {row: label for label, row in owner.items()}
+
+
 def match_one_to_one(
     rows: Sequence[str],
     labels: Sequence[dict[str, Any]],
     matches: Callable[[str, dict[str, Any]], bool],
     ignored: Sequence[dict[str, Any]] = (),
 ) -> tuple[Score, dict[int, int]]:
-    """Each row takes the first unmatched label it matches; (score, row index → label index)."""
+    """Rows paired one to one with the labels they match (`pairs`); (score, row index → label index).
+    A row left unpaired that matches an ignored (trivial) label is neither right nor wrong."""
     score = Score(labels=len(labels), rows=len(rows))
-    taken: dict[int, int] = {}
+    taken = pairs(rows, labels, matches)
     for index, row in enumerate(rows):
-        hit = next(
-            (i for i, label in enumerate(labels) if i not in taken.values() and matches(row, label)), None
-        )
-        if hit is not None:
-            taken[index] = hit
+        if index in taken:
             score.matched_rows += 1
         elif any(matches(row, label) for label in ignored):
             score.ignored_rows += 1

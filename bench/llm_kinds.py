@@ -21,7 +21,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from fidelity import DEFAULT_CORPUS, _all_phrases, load_split
+from fidelity import DEFAULT_CORPUS, _all_phrases, load_split, pairs
 from llm_replay import LLMPath
 from replay_openai import ReplayOpenAI
 
@@ -205,13 +205,10 @@ async def diagnose(split: str, corpus: Path) -> None:
                 for a in _ANSWERED
                 for r in a.get(key) or []
             ]
-            taken: set[int] = set()
-            for row in rows:
-                hit = next(
-                    (i for i, lab in enumerate(labels) if i not in taken and _all_phrases(row, lab)), None
-                )
-                if hit is not None:
-                    taken.add(hit)
+            paired = pairs(rows, labels, _all_phrases)
+            taken = set(paired.values())
+            for index, row in enumerate(rows):
+                if index in paired:
                     continue
                 origin = "model row" if any(similar(row, r, 0.8) for r in raw) else "offline row"
                 near = any(
