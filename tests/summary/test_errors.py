@@ -733,6 +733,50 @@ def test_a_failed_test_is_written_with_what_its_report_says(tmp_path: Path) -> N
     )
 
 
+def test_each_failed_jest_case_of_a_verbose_run_is_a_row_with_its_report(tmp_path: Path) -> None:
+    # Jest's verbose listing (✓ / ✕ per case) comes between the file line and the `●` blocks that
+    # say what failed; each block is one failed case, without its code frame or stack.
+    t = TranscriptBuilder()
+    t.user("Fix the maths helpers.")
+    t.bash(
+        "npx jest --verbose",
+        "FAIL src/math.test.js\n  add\n    ✓ adds positive numbers (2 ms)\n    ✕ adds negative numbers (3 ms)\n"
+        "  div\n    ✕ rejects zero (1 ms)\n\n  ● add › adds negative numbers\n\n"
+        "    expect(received).toBe(expected) // Object.is equality\n\n    Expected: -3\n    Received: -1\n\n"
+        "      10 |   it('adds negative numbers', () => {\n    > 11 |     expect(add(-1, -2)).toBe(-3);\n"
+        "         |                         ^\n\n      at Object.toBe (src/math.test.js:11:25)\n\n"
+        "  ● div › rejects zero\n\n    RangeError: division by zero was not rejected\n\n"
+        "      at Object.<anonymous> (src/math.test.js:20:5)\n\n"
+        "PASS src/other.test.js\nTest Suites: 1 failed, 1 passed, 2 total\nTests:       2 failed, 3 passed, 5 total",
+        is_error=True,
+    )
+    t.edit("/p/src/math.js", "a - b", "a + b")
+    t.bash("npx jest", "Tests: 5 passed")
+    assert [r.error for r in extract_errors_resolved(t.read(tmp_path))] == [
+        "FAIL src/math.test.js / add › adds negative numbers / expect(received).toBe(expected) // Object.is"
+        " equality / Expected: -3 / Received: -1",
+        "FAIL src/math.test.js / div › rejects zero / RangeError: division by zero was not rejected",
+    ]
+
+
+def test_a_vitest_failure_is_its_case_and_message_without_the_diff_legend(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Run the tests.")
+    t.bash(
+        "npx vitest run",
+        " FAIL  src/math.test.ts > add > adds negative numbers\n"
+        "AssertionError: expected -1 to be -3 // Object.is equality\n\n- Expected\n+ Received\n\n- -3\n+ -1\n\n"
+        " ❯ src/math.test.ts:12:25\n\n Test Files  1 failed (1)\n      Tests  1 failed | 4 passed (5)",
+        is_error=True,
+    )
+    t.edit("/p/src/math.ts", "a - b", "a + b")
+    t.bash("npx vitest run", "Tests  5 passed (5)")
+    (record,) = extract_errors_resolved(t.read(tmp_path))
+    assert record.error == (
+        "FAIL src/math.test.ts > add > adds negative numbers / AssertionError: expected -1 to be -3 // Object.is equality"
+    )
+
+
 def test_a_rust_panic_is_its_place_and_the_message_on_the_next_line(tmp_path: Path) -> None:
     t = TranscriptBuilder()
     t.user("Run the tests.")

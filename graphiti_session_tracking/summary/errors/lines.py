@@ -93,7 +93,7 @@ def error_lines(text: str) -> list[str]:
     panics = _panics(raw)
     tests = [m.group(1) for line in raw if (m := _FAILED_TEST.match(line))]
     if tests and not summaries:
-        tests = [_with_message(test, raw) for test in tests]
+        tests = [case for test in tests for case in _jest_cases(test, raw) or [_with_message(test, raw)]]
     tiers = (summaries, panics, tests, diagnostics, pytest_e, exceptions[-1:])
     ordered = next((tier for tier in tiers if tier), [])
     return _distinct(ordered) if ordered else _told_in_words(raw)
@@ -106,6 +106,9 @@ _TEST_MESSAGE = re.compile(
     r"mismatch\w*|undefined|cannot|failed to)\b"
 )
 
+
+# The legend of an expected/received diff (`- Expected`, `+ Received`): the values are below it.
+_DIFF_LEGEND = re.compile(r"^[-+] (?:Expected|Received)\b(?!:)")
 
 # Another test's result in a verbose listing: `tests/t.py::test_b PASSED`, `✓ adds`, `ok  pkg 0.3s`.
 _OTHER_RESULT = re.compile(r"\bPASS(?:ED)?\b|^(?:✓|√|ok\s)")
@@ -126,7 +129,9 @@ def _with_message(test: str, raw: list[str]) -> str:
         stripped = line.strip()
         if _FAILED_TEST.match(line) or _COUNT.search(stripped) or _OTHER_RESULT.search(stripped):
             break  # the next test's report, or the totals
-        if stripped.startswith(("at ", "File ", "❯ ", "⎯", "---", "___", "===")):
+        if stripped.startswith(("at ", "File ", "❯ ", "⎯", "---", "___", "===")) or _DIFF_LEGEND.match(
+            stripped
+        ):
             continue
         if stripped.startswith("●"):
             title = title or [stripped.lstrip("● ").strip()]
@@ -135,6 +140,41 @@ def _with_message(test: str, raw: list[str]) -> str:
         elif not plain:
             plain.append(cut(stripped, 160))
     return " / ".join([test, *title, *(said[:3] or plain)])
+
+
+# Jest's file line (`FAIL src/cart.test.js`, no case after it), the end of that file's report (the
+# next file's line, the totals), and the lines of a case's report that show code, not what failed.
+_JEST_FILE = re.compile(r"^FAIL\s+\S+$")
+_JEST_END = re.compile(r"^(?:PASS|FAIL)\s+\S|^(?:Tests|Test Suites|Snapshots|Time):\s")
+_CODE_FRAME = re.compile(r"^>?\s*\d*\s*\|")
+
+
+def _jest_cases(test: str, raw: list[str]) -> list[str]:
+    """Each failed case of a Jest file line, as its `● suite › case` block tells it (the case and
+    what its report says), wherever the block sits after the verbose listing (`✓ adds`, `✕ subtracts`):
+    one row per case, as a careful reader writes them. [] when `test` is not a Jest file line or
+    its report holds no block."""
+    if not _JEST_FILE.match(test):
+        return []
+    at = next((i for i, line in enumerate(raw) if line.strip() == test), None)
+    if at is None:
+        return []
+    blocks: list[list[str]] = []
+    for line in raw[at + 1 :]:
+        stripped = line.strip()
+        if _JEST_END.match(stripped):
+            break
+        if stripped.startswith("●"):
+            blocks.append([stripped.lstrip("● ").strip()])
+        elif blocks and not (
+            _CODE_FRAME.match(stripped) or _DIFF_LEGEND.match(stripped) or stripped.startswith("at ")
+        ):
+            blocks[-1].append(stripped)
+    cases = []
+    for title, *report in blocks:
+        said = [cut(line, 160) for line in report if _TEST_MESSAGE.search(line)]
+        cases.append(" / ".join([test, title, *(said[:3] or [cut(line, 160) for line in report[:1]])]))
+    return cases
 
 
 def _panics(raw: list[str]) -> list[str]:
