@@ -148,8 +148,11 @@ def write_query(
 
 EXISTING_QUERY = (
     "UNWIND $uuids AS u MATCH (s:Entity {uuid: u}) "
-    "RETURN s.uuid AS uuid, s.content_hash AS content_hash, s.summary_version AS version"
+    "RETURN s.uuid AS uuid, s.content_hash AS content_hash, s.summary_version AS version, "
+    "s.redaction AS redaction"
 )
+# An unchanged session whose stored text today's rules redact the same way: the stamp says so.
+RESTAMP_QUERY = "UNWIND $uuids AS u MATCH (s:Entity:Session {uuid: u}) SET s.redaction = $redaction"
 SESSION_TIMES_QUERY = (
     "MATCH (s:Entity:Session) WHERE s.group_id = $group_id AND s.started_at IS NOT NULL "
     "OPTIONAL MATCH (s)-[c:RELATES_TO {name: $continues}]->(p:Entity) "
@@ -287,10 +290,14 @@ class SessionGraphWriter:
         batch = _Batch()
         results: list[WriteResult] = []
         seen: set[str] = set()
+        stamp = self.redactor.signature
+        restamp: list[str] = []
         for summary, uuid in zip(summaries, uuids, strict=True):
             old = existing.get(uuid)
             if (old is not None and old["content_hash"] == content_hash(summary)) or uuid in seen:
                 version = int(old["version"] or 1) if old is not None else 1
+                if old is not None and old["redaction"] != stamp and uuid not in seen:
+                    restamp.append(uuid)
                 results.append(
                     WriteResult(
                         summary.session_id,
@@ -306,6 +313,8 @@ class SessionGraphWriter:
             seen.add(uuid)
             version = int(old["version"] or 0) + 1 if old is not None else 1
             graph = map_summary(summary, group, version, previous.get(summary.session_id))
+            # Which rules redacted what this session wrote: the output gate need not redact it again.
+            graph.session_node.attributes["redaction"] = stamp
             batch.graphs.append(graph)
             if old is not None:
                 batch.replaced_ids.append(summary.session_id)
@@ -349,6 +358,8 @@ class SessionGraphWriter:
                 group_id=group,
                 **params,
             )
+        if restamp:
+            await driver.execute_query(RESTAMP_QUERY, uuids=restamp, redaction=stamp)
         await self._remove_moved(elsewhere)
         return results
 

@@ -11,7 +11,9 @@ fewer rules, a ledger state of an older format, a raw transcript re-read):
   direction overrides that make text read differently from what it is. Newlines and tabs stay.
 
 Redaction is idempotent, so text redacted on the way in passes unchanged; what it costs on rows
-already clean is measured by bench/redact.py.
+already clean is measured by bench/redact.py. Rows a caller knows were written redacted by these
+very rules (the session's `redaction` stamp equals `Redactor.signature`) only lose their control
+characters: redacting them again would change nothing and cost most of a large query's time.
 """
 
 from __future__ import annotations
@@ -65,9 +67,12 @@ class Gate:
     def text(self, text: str) -> str:
         return strip_controls(self.redactor.redact(text)) if text else text
 
-    def data(self, value: Any) -> Any:
+    def data(self, value: Any, *, redacted: bool = False) -> Any:
         """A copy of rows, answers or any JSON-like value with every string passed through
-        `text`; keys that are field names stay, a string under a secret-looking key is a value."""
+        `text`; keys that are field names stay, a string under a secret-looking key is a value.
+        `redacted`: written redacted by these same rules (see the module's note): controls only."""
+        if redacted:
+            return _controls_only(value)
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, Mapping):
@@ -82,3 +87,13 @@ class Gate:
         if isinstance(item, str) and isinstance(key, str):
             return strip_controls(self.redactor.redact_value(item, key)) if item else item
         return self.data(item)
+
+
+def _controls_only(value: Any) -> Any:
+    if isinstance(value, str):
+        return strip_controls(value)
+    if isinstance(value, Mapping):
+        return {key: _controls_only(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_controls_only(item) for item in value]
+    return value

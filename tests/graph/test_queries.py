@@ -681,3 +681,58 @@ async def test_no_canned_query_scans_the_relation_index_per_row(
         assert "Edge By Index Scan" in str(await graph.explain(naive))  # what this test looks for
         plan = await graph.explain(_without_unused_filters(cypher(name), filters), params)
         assert "Edge By Index Scan" not in str(plan)
+
+
+# A key the built-in rules redact (an OpenAI key's form), and a terminal title escape.
+PLANTED = "sk-proj-" + "Q7fK2mZp9XwL4vB8nR3tY6uH1jD5sG0aE"
+ESCAPE = "\x1b]0;pwned\x07"
+
+
+async def _plant(backend: Backend, group: str, text: str) -> None:
+    """Text put straight into a stored decision, as a graph written by another hand could hold."""
+    driver = await backend.driver_for(group)
+    await driver.execute_query(
+        "MATCH (d:Entity:Decision) WHERE d.group_id = $group_id SET d.decision = $text",
+        group_id=group,
+        text=text,
+    )
+
+
+async def test_rows_of_sessions_written_by_todays_rules_are_not_redacted_twice(written: Backend) -> None:
+    # The writer stamps each session with the rules that redacted it; a row of a group whose every
+    # session carries today's stamp only loses its control characters on the way out.
+    driver = await written.driver_for(APP)
+    records, _, _ = await driver.execute_query(
+        "MATCH (s:Entity:Session) WHERE s.group_id = $group_id RETURN s.redaction AS stamp", group_id=APP
+    )
+    assert {r["stamp"] for r in records} == {SessionGraphWriter(written).redactor.signature}
+    await _plant(written, APP, f"{ESCAPE}use {PLANTED}")
+    rows = await run_query(written, "decisions", group_id=APP)
+    assert {r["decision"] for r in rows} == {f"use {PLANTED}"}  # trusted as redacted; controls stripped
+
+
+async def test_a_group_with_a_session_written_under_other_rules_is_redacted_again(written: Backend) -> None:
+    driver = await written.driver_for(APP)
+    await driver.execute_query(
+        "MATCH (s:Entity:Session) WHERE s.group_id = $group_id SET s.redaction = 'older-rules'", group_id=APP
+    )
+    await _plant(written, APP, f"{ESCAPE}use {PLANTED}")
+    rows = await run_query(written, "decisions", group_id=APP)
+    assert {r["decision"] for r in rows} == {"use [REDACTED:openai-key]"}
+    # Without a group: each group's rows by their own group's stamps.
+    every = await run_query(written, "decisions")
+    assert {r["decision"] for r in every if r["group_id"] == APP} == {"use [REDACTED:openai-key]"}
+
+
+async def test_an_unchanged_session_ingested_again_under_new_rules_is_restamped(written: Backend) -> None:
+    driver = await written.driver_for(APP)
+    await driver.execute_query(
+        "MATCH (s:Entity:Session) WHERE s.group_id = $group_id SET s.redaction = 'older-rules'", group_id=APP
+    )
+    writer = SessionGraphWriter(written)
+    results = await writer.ingest_many([s for s in SUMMARIES if s.project_path == "/work/app"])
+    assert {r.status for r in results} == {"unchanged"}
+    records, _, _ = await driver.execute_query(
+        "MATCH (s:Entity:Session) WHERE s.group_id = $group_id RETURN s.redaction AS stamp", group_id=APP
+    )
+    assert {r["stamp"] for r in records} == {writer.redactor.signature}
