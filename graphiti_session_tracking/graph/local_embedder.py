@@ -84,19 +84,23 @@ class LocalEmbedder:
         if not texts:
             return []
         encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
-        ids = [np.asarray(e.ids, dtype=np.int64) for e in encodings]
-        lengths = np.array([len(i) for i in ids])
         out: list[list[float] | None] = [None] * len(texts)
-        present = np.flatnonzero(lengths)
-        if present.size == 0:
+        present = [i for i, e in enumerate(encodings) if e.ids]
+        if not present:
             return out
-        flat = np.clip(np.concatenate([ids[i] for i in present]), 0, self.weights.shape[0] - 1)
-        starts = np.concatenate([[0], np.cumsum(lengths[present])[:-1]])
-        sums = np.add.reduceat(self.weights[flat], starts, axis=0)
+        top = self.weights.shape[0] - 1
+        # One small gather per text: gathering every token's row at once (190 MB for 5,000
+        # summaries' texts) took 25 times as long, most of what embedding added to an ingest.
+        sums = np.stack(
+            [
+                self.weights[np.clip(np.asarray(encodings[i].ids, dtype=np.int64), 0, top)].sum(axis=0)
+                for i in present
+            ]
+        )
         norms = np.linalg.norm(sums, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
-        for row, index in zip(sums / norms, present, strict=True):
-            out[int(index)] = [float(x) for x in row]
+        for index, row in zip(present, (sums / norms).tolist(), strict=True):
+            out[index] = row
         return out
 
     def embed_one(self, text: str) -> list[float] | None:

@@ -23,6 +23,6 @@ def test_an_unknown_backend_is_an_error_not_falkordb() -> None:
 
 def test_vectors_are_packed_for_falkordb_and_left_as_lists_for_neo4j() -> None:
     values = [0.25, -1e-05, 3.0]
-    assert FALKORDB.pack_vector(values) == "0.25,-1e-05,3.0"
-    assert FALKORDB.packed_vector("$v") == "vecf32([x IN split($v, ',') | toFloat(x)])"
+    assert FALKORDB.pack_vector(values) == "250000,-10,3000000"  # whole millionths
+    assert FALKORDB.packed_vector("$v") == "vecf32([x IN split($v, ',') | toFloat(x) / 1000000.0])"
     assert NEO4J.pack_vector(values) is values and NEO4J.packed_vector("$v") == "$v"
