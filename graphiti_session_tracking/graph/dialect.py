@@ -4,9 +4,13 @@ and the queries ask the dialect; nothing else tests which database it is."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 
 @dataclass(frozen=True)
@@ -33,14 +37,15 @@ class Dialect:
             return expression
         return f"{self.vector_function}([x IN split({expression}, ',') | toFloat(x) / {PACK_SCALE}.0])"
 
-    def pack_vector(self, values: list[float]) -> Any:
+    def pack_vector(self, values: Sequence[float] | NDArray[Any]) -> Any:
         """An embedding as a query parameter. FalkorDB's client writes a list parameter into the
         query text number by number, three Python calls each (most of the cost of writing our
         vectors, and of every search's query vector once per project graph); a string goes in one,
         of whole millionths (unit vectors' parts to 1e-6; writing integers costs a third of
         writing floats' shortest forms). Neo4j's driver sends lists as they are."""
         if not self.vector_function:
-            return values
+            to_list = getattr(values, "tolist", None)  # the driver sends lists, not arrays
+            return to_list() if callable(to_list) else values
         import numpy as np  # only a vector's writer or search gets here: the embedder loaded it
 
         scaled = np.rint(np.asarray(values, dtype=np.float64) * PACK_SCALE).astype(np.int64)

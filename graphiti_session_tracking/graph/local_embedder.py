@@ -81,10 +81,14 @@ class LocalEmbedder:
 
     def embed(self, texts: Sequence[str]) -> list[list[float] | None]:
         """One unit vector per text; None for a text with no token (nothing to place)."""
+        return [None if row is None else row.tolist() for row in self.unit_vectors(texts)]
+
+    def unit_vectors(self, texts: Sequence[str]) -> list[NDArray[np.float32] | None]:
+        """`embed`'s vectors as arrays (the writer packs them without a list in between)."""
         if not texts:
             return []
         encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
-        out: list[list[float] | None] = [None] * len(texts)
+        out: list[NDArray[np.float32] | None] = [None] * len(texts)
         present = [i for i, e in enumerate(encodings) if e.ids]
         if not present:
             return out
@@ -99,7 +103,7 @@ class LocalEmbedder:
         )
         norms = np.linalg.norm(sums, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
-        for index, row in zip(present, (sums / norms).tolist(), strict=True):
+        for index, row in zip(present, sums / norms, strict=True):
             out[index] = row
         return out
 

@@ -194,7 +194,9 @@ async def run_query(
     )
     for records in found[: len(groups)]:
         rows.extend(_row(r) for r in records)
-    stamped = {r["group_id"] for rs in found[len(groups) :] for r in rs if r["group_id"] and not r["unstamped"]}
+    stamped = {
+        r["group_id"] for rs in found[len(groups) :] for r in rs if r["group_id"] and not r["unstamped"]
+    }
     for key, descending in reversed(_ORDER.get(name, [])):  # stable sorts, least significant first
         rows.sort(key=lambda row: _sort_key(row.get(key), descending), reverse=descending)
     # Every row leaves through the gate: a graph written by an older version (fewer rules) may

@@ -590,7 +590,7 @@ class SessionGraphWriter:
                     "kind": kinds[uuid],
                     "text": text,
                 }
-        embedded = self.local.embed([row.pop("text") for row in rows.values()])
+        embedded = self.local.unit_vectors([row.pop("text") for row in rows.values()])
         pack = self.backend.dialect.pack_vector
         return [
             {**row, "vector": pack(v)}
