@@ -777,6 +777,31 @@ def test_a_vitest_failure_is_its_case_and_message_without_the_diff_legend(tmp_pa
     )
 
 
+def test_a_powershell_error_is_its_head_and_the_message_under_the_code(tmp_path: Path) -> None:
+    # PowerShell 7 prints the message below the line of code it points at; Windows PowerShell
+    # prints it after the script's name, over an `At line:` line.
+    t = TranscriptBuilder()
+    t.user("Land the verdict.")
+    t.bash(
+        "./scripts/Land-Verdict.ps1",
+        "Checking verdict\nException: C:\\repo\\scripts\\Land-Verdict.ps1:45:5\nLine |\n"
+        '  45 |      throw "Working tree is not clean"\n     |      ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n'
+        "     | Working tree is not clean\n",
+        is_error=True,
+    )
+    t.bash(
+        "./scripts/board.ps1 -Sync",
+        "C:\\repo\\scripts\\board.ps1 : Board file not found: board.json\nAt line:1 char:1\n"
+        "+ .\\scripts\\board.ps1 -Sync\n+ ~~~~~~~~~~~~~~~~~~~~~~~~~\n"
+        "    + CategoryInfo          : NotSpecified: (:) [Write-Error], WriteErrorException\n",
+        is_error=True,
+    )
+    assert [r.error for r in extract_errors_resolved(t.read(tmp_path))] == [
+        "Exception: C:\\repo\\scripts\\Land-Verdict.ps1:45:5 / Working tree is not clean",
+        "C:\\repo\\scripts\\board.ps1 : Board file not found: board.json",
+    ]
+
+
 def test_a_rust_panic_is_its_place_and_the_message_on_the_next_line(tmp_path: Path) -> None:
     t = TranscriptBuilder()
     t.user("Run the tests.")

@@ -94,7 +94,7 @@ def error_lines(text: str) -> list[str]:
     tests = [m.group(1) for line in raw if (m := _FAILED_TEST.match(line))]
     if tests and not summaries:
         tests = [case for test in tests for case in _jest_cases(test, raw) or [_with_message(test, raw)]]
-    tiers = (summaries, panics, tests, diagnostics, pytest_e, exceptions[-1:])
+    tiers = (summaries, panics, tests, diagnostics, pytest_e, _powershell(raw), exceptions[-1:])
     ordered = next((tier for tier in tiers if tier), [])
     return _distinct(ordered) if ordered else _told_in_words(raw)
 
@@ -175,6 +175,38 @@ def _jest_cases(test: str, raw: list[str]) -> list[str]:
         said = [cut(line, 160) for line in report if _TEST_MESSAGE.search(line)]
         cases.append(" / ".join([test, title, *(said[:3] or [cut(line, 160) for line in report[:1]])]))
     return cases
+
+
+# PowerShell 7's error view: a head (`Exception: C:\s\land.ps1:45:5`, `Get-Content:`), `Line |`, the
+# code under a line number, a `~~~` underline, and the message on the `| ` lines after it. Windows
+# PowerShell's: `C:\s\land.ps1 : message` over `At line:1 char:1` (or `At C:\s\land.ps1:45 char:5`).
+_PS_LINE = re.compile(r"^\s*Line \|$")
+_PS_MESSAGE = re.compile(r"^\s*\|\s+(?!~)(\S.*)$")
+_PS_CODE = re.compile(r"^\s*\d+ \|")
+_PS5_ERROR = re.compile(r"^(\S.*?) : (\S.*)$")
+_PS5_AT = re.compile(r"^\s*At (?:line:\d+|\S.*:\d+) char:\d+$")
+
+
+def _powershell(raw: list[str]) -> list[str]:
+    """Each error PowerShell reported, as its head and its message (`Exception: …\\land.ps1:45:5 /
+    Working tree is not clean`): the message sits below the code it points at, in no form the
+    other readers know."""
+    found = []
+    for at, line in enumerate(raw):
+        if _PS_LINE.match(line) and at > 0:
+            message = []
+            for follow in raw[at + 1 : at + 12]:
+                if _PS_CODE.match(follow) or follow.strip().lstrip("|").strip().startswith("~"):
+                    continue
+                m = _PS_MESSAGE.match(follow)
+                if m is None:
+                    break
+                message.append(m.group(1).strip())
+            if message:
+                found.append(" / ".join([raw[at - 1].strip().rstrip(":"), " ".join(message)]))
+        elif at + 1 < len(raw) and _PS5_AT.match(raw[at + 1]) and (m5 := _PS5_ERROR.match(line.strip())):
+            found.append(f"{m5.group(1)} : {m5.group(2)}")
+    return found
 
 
 def _panics(raw: list[str]) -> list[str]:
