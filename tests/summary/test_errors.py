@@ -802,6 +802,33 @@ def test_a_powershell_error_is_its_head_and_the_message_under_the_code(tmp_path:
     ]
 
 
+def test_a_workspace_runners_prefix_does_not_hide_the_failing_line(tmp_path: Path) -> None:
+    # pnpm's recursive run and Turborepo put the package and script before every line.
+    t = TranscriptBuilder()
+    t.user("Run the workspace tests and build.")
+    t.bash(
+        "pnpm -r test",
+        "packages/core test$ vitest run\npackages/core test:  RUN  v1.6.0 /repo/packages/core\n"
+        "packages/core test:  FAIL  src/math.test.ts > add > adds negative numbers\n"
+        "packages/core test: AssertionError: expected -1 to be -3 // Object.is equality\n"
+        "packages/core test:       Tests  1 failed | 2 passed (3)\n/repo/packages/core:\n"
+        " ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL  @x/core@1.0.0 test: `vitest run`\nExit status 1",
+        is_error=True,
+    )
+    t.bash(
+        "pnpm turbo build",
+        "@app/web:build: > next build\n@app/web:build: Failed to compile.\n@app/web:build: ./src/page.tsx:12:5\n"
+        "@app/web:build: Type error: Property 'x' does not exist on type 'Props'.\n"
+        "@app/web:build: ERROR: command finished with error: command (/repo/apps/web) pnpm run build exited (1)\n"
+        " ERROR  run failed: command  exited (1)",
+        is_error=True,
+    )
+    assert [r.error for r in extract_errors_resolved(t.read(tmp_path))] == [
+        "FAIL src/math.test.ts > add > adds negative numbers / AssertionError: expected -1 to be -3 // Object.is equality",
+        "Type error: Property 'x' does not exist on type 'Props'.",
+    ]
+
+
 def test_a_rust_panic_is_its_place_and_the_message_on_the_next_line(tmp_path: Path) -> None:
     t = TranscriptBuilder()
     t.user("Run the tests.")

@@ -6,6 +6,7 @@ Whether a call failed at all is `verdict`'s."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from difflib import SequenceMatcher
 
 from .._sentences import cut
@@ -43,7 +44,7 @@ _FAILED_TEST = re.compile(
 _REPORTED = re.compile(
     r"^\s*((?:remote: )?(?:error|fatal|npm ERR!|ERROR|Error|FATAL)[:!]?\s+\S.*|CONFLICT \(.*|\[ERROR\]\s+\S.*|"
     r"Would reformat:? .*|.*\bneeds? (?:to be )?formatt(?:ed|ing)\b.*|.*\bBuild error occurred\b.*|.*\bfailed to (?:push|compile|build)\b.*|"
-    r"! \[(?:remote )?rejected\]\s.*|ssh: \S.*)$"
+    r"! \[(?:remote )?rejected\]\s.*|ssh: \S.*|Type error: \S.*)$"
 )
 # Git's conclusions after the reason it printed above them (`! [rejected] … (fetch first)`, `ssh:
 # Could not resolve hostname …`): kept, but after the reason.
@@ -60,7 +61,7 @@ _VAGUE = re.compile(
     r"could not compile|aborting due to|Process completed with exit code|ERROR task failed|"
     r"^\s*(?:\[ERROR\]\s*(?:->|$|Re-run|To see|For more|Help)|FAIL\s*$|error: Recipe|make: \*\*\*|"
     r"npm ERR! (?:code|path|errno|syscall|command|A complete log|\s*$))|Found \d+ errors?|"
-    r"\[(?:build|setup) failed\]",
+    r"\[(?:build|setup) failed\]|command finished with error|ERROR\s+run failed",
     re.IGNORECASE,
 )
 _WARNING = re.compile(
@@ -340,9 +341,30 @@ _TASK_PREFIX = re.compile(r"^\[(?=[^\]\n]*[a-z])[\w:./@-]+\] ", re.MULTILINE)
 _CI_LOG_PREFIX = re.compile(r"^[^\t\n]+\t[^\t\n]+\t\ufeff?\d{4}-\d\d-\d\dT[\d:.]+Z ?", re.MULTILINE)
 
 
+# A workspace runner's name for the package and script each line comes from: pnpm's recursive run
+# (`packages/web test: `, its echo `packages/web test$ vitest run`), Turborepo (`@app/web:test: `),
+# Compose (`web-1  | `). Taken off only when one such prefix begins most lines: a diagnostic's
+# position (`src/a.ts:12:3: `) differs from line to line and names no script.
+_RUNNER_PREFIX = re.compile(r"^(?:(?:[\w@.-]+/)*[\w@.-]+[ :][A-Za-z][\w:.-]*(?:: |\$ )|[\w.-]+-\d+\s+\| )")
+
+
 def _clean(text: str) -> str:
     text = _CI_LOG_PREFIX.sub("", _TOOL_ERROR_TAG.sub("", _ANSI.sub("", text)).replace("\r", ""))
-    return _TASK_PREFIX.sub("", text)
+    return _without_runner_prefix(_TASK_PREFIX.sub("", text))
+
+
+def _without_runner_prefix(text: str) -> str:
+    lines = text.split("\n")
+    prefixes = Counter(m.group(0).rstrip("$ :|") for line in lines if (m := _RUNNER_PREFIX.match(line)))
+    if not prefixes:
+        return text
+    prefix, count = prefixes.most_common(1)[0]
+    if count < 3 or count * 2 < sum(1 for line in lines if line.strip()):
+        return text
+    return "\n".join(
+        line[m.end() :] if (m := _RUNNER_PREFIX.match(line)) and m.group(0).rstrip("$ :|") == prefix else line
+        for line in lines
+    )
 
 
 # A line that says in words that something failed, for output with no line of a known form.
