@@ -38,18 +38,24 @@ class Dialect:
         return f"{self.vector_function}([x IN split({expression}, ',') | toFloat(x) / {PACK_SCALE}.0])"
 
     def pack_vector(self, values: Sequence[float] | NDArray[Any]) -> Any:
-        """An embedding as a query parameter. FalkorDB's client writes a list parameter into the
+        """An embedding as a query parameter (see `pack_vectors`)."""
+        return self.pack_vectors([values])[0]
+
+    def pack_vectors(self, rows: Sequence[Sequence[float] | NDArray[Any]]) -> list[Any]:
+        """Embeddings as query parameters. FalkorDB's client writes a list parameter into the
         query text number by number, three Python calls each (most of the cost of writing our
         vectors, and of every search's query vector once per project graph); a string goes in one,
         of whole millionths (unit vectors' parts to 1e-6; writing integers costs a third of
-        writing floats' shortest forms). Neo4j's driver sends lists as they are."""
+        writing floats' shortest forms), all rows scaled at once. Neo4j's driver sends lists."""
         if not self.vector_function:
-            to_list = getattr(values, "tolist", None)  # the driver sends lists, not arrays
-            return to_list() if callable(to_list) else values
+            return [row.tolist() if hasattr(row, "tolist") else row for row in rows]
+        if not rows:
+            return []
         import numpy as np  # only a vector's writer or search gets here: the embedder loaded it
 
-        scaled = np.rint(np.asarray(values, dtype=np.float64) * PACK_SCALE).astype(np.int64)
-        return ",".join(map(str, scaled.tolist()))
+        scaled = np.rint(np.vstack([np.asarray(row, dtype=np.float64) for row in rows]) * PACK_SCALE)
+        each = ",".join(["%d"] * scaled.shape[1])  # one format per row: 2.5x a join of str()s
+        return [each % tuple(row) for row in scaled.astype(np.int64).tolist()]
 
 
 PACK_SCALE = 1_000_000  # a packed vector's parts are whole millionths

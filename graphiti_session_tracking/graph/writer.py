@@ -591,12 +591,9 @@ class SessionGraphWriter:
                     "text": text,
                 }
         embedded = self.local.unit_vectors([row.pop("text") for row in rows.values()])
-        pack = self.backend.dialect.pack_vector
-        return [
-            {**row, "vector": pack(v)}
-            for row, v in zip(rows.values(), embedded, strict=True)
-            if v is not None
-        ]
+        kept = [(row, v) for row, v in zip(rows.values(), embedded, strict=True) if v is not None]
+        packed = self.backend.dialect.pack_vectors([v for _, v in kept])
+        return [{**row, "vector": vector} for (row, _), vector in zip(kept, packed, strict=True)]
 
     async def _embed(self, nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> None:
         """Embed every name and fact of the batch in one request; without an embedder, none."""
