@@ -195,13 +195,14 @@ async def _nearest(
     if vector is None or not labels:
         return []
     kinds = None if len(labels) == len(EMBEDDED_LABELS) else labels
+    packed = backend.dialect.pack_vector(vector)
 
     async def near(target: Target) -> list[SearchHit]:
         group, group_ids = target
         read = _reader(backend, group)
         if not await vectors.has_index(read, backend.dialect, backend.indexed_graphs, group):
             return []
-        found = await vectors.nearest(read, backend.dialect, vector, limit, group_ids, kinds)
+        found = await vectors.nearest(read, backend.dialect, packed, limit, group_ids, kinds)
         return [SearchHit("node", n.kind, n.name, n.uuid, n.group_id, n.similarity) for n in found]
 
     return _best_first(await _each_graph(targets, near))[:limit]

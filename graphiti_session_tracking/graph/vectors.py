@@ -143,19 +143,20 @@ def _query(dialect: Dialect, scan: bool) -> str:
 async def nearest(
     read: Read,
     dialect: Dialect,
-    vector: list[float],
+    vector: Any,
     limit: int,
     group_ids: list[str] | None = None,
     kinds: list[str] | None = None,
     floor: float = MIN_SIMILARITY,
 ) -> list[Nearest]:
-    """The `limit` records of the graph (of `group_ids` on Neo4j) nearest to `vector` and at least
-    `floor` similar to it, best first. The graph must hold our index (`has_index`)."""
+    """The `limit` records of the graph (of `group_ids` on Neo4j) nearest to `vector` (packed by
+    `dialect.pack_vector`, once for every graph a search asks) and at least `floor` similar to it,
+    best first. The graph must hold our index (`has_index`)."""
     scan = dialect.name != "neo4j" or group_ids is not None
     # The index answers its k nearest of every kind and group; ask for more when a filter follows.
     k = limit * (4 if kinds or group_ids else 1)
     params: dict[str, Any] = {
-        "vector": dialect.pack_vector(vector),
+        "vector": vector,
         "k": k,
         "limit": limit,
         "kinds": kinds,
