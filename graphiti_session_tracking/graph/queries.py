@@ -184,25 +184,30 @@ async def run_query(
         groups = list(await backend.list_groups())
     else:
         groups = [None]  # one Neo4j database holds every group; the query's filter is off
-    gate = Gate()
-    stamp = {"group_id": group_id, "signature": gate.redactor.signature}
     rows: list[dict[str, Any]] = []
     # FalkorDB answers queries on different graphs in parallel: ask every group at once.
-    found = await asyncio.gather(
-        *(backend.read(group, text, params) for group in groups),
-        *(backend.read(group, STAMPED_QUERY, stamp) for group in groups),
-    )
-    for records in found[: len(groups)]:
+    for records in await asyncio.gather(*(backend.read(group, text, params) for group in groups)):
         rows.extend(_row(r) for r in records)
-    stamped = {
-        r["group_id"] for rs in found[len(groups) :] for r in rs if r["group_id"] and not r["unstamped"]
-    }
     for key, descending in reversed(_ORDER.get(name, [])):  # stable sorts, least significant first
         rows.sort(key=lambda row: _sort_key(row.get(key), descending), reverse=descending)
+    rows = rows[:limit]
     # Every row leaves through the gate: a graph written by an older version (fewer rules) may
     # hold what today's rules redact, and any text may carry terminal escapes. A group whose every
-    # session today's rules wrote needs no second redaction (a query's rows stay in their group).
-    return [gate.data(row, redacted=row.get("group_id") in stamped) for row in rows[:limit]]
+    # session today's rules wrote needs no second redaction (a query's rows stay in their group);
+    # asking is worth a round trip only for many rows.
+    gate = Gate()
+    stamped = await _stamped(backend, groups, group_id, gate) if len(rows) > _FEW_ROWS else set()
+    return [gate.data(row, redacted=row.get("group_id") in stamped) for row in rows]
+
+
+_FEW_ROWS = 100  # rows the gate redacts in a few milliseconds, less than asking for the stamps
+
+
+async def _stamped(backend: Backend, groups: list[str | None], group_id: str | None, gate: Gate) -> set[str]:
+    """The groups whose every session carries the stamp of the gate's own rules."""
+    stamp = {"group_id": group_id, "signature": gate.redactor.signature}
+    found = await asyncio.gather(*(backend.read(group, STAMPED_QUERY, stamp) for group in groups))
+    return {r["group_id"] for records in found for r in records if r["group_id"] and not r["unstamped"]}
 
 
 _SECTION = re.compile(r"^// (with|without) \$(\w+):\n.*?^// end \1 \$\2\n", re.MULTILINE | re.DOTALL)
