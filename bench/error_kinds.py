@@ -23,6 +23,7 @@ from fidelity import DEFAULT_CORPUS, _all_phrases, load_split, pairs
 from graphiti_session_tracking.summary import errors as errors_module
 from graphiti_session_tracking.summary.errors import commands as commands_module
 from graphiti_session_tracking.summary.errors import lines as lines_module
+from graphiti_session_tracking.summary.errors import reports as reports_module
 from graphiti_session_tracking.summary.errors import verdict
 from graphiti_session_tracking.summary.errors import walk as errors_walk
 from graphiti_session_tracking.summary.model import ErrorResolution
@@ -76,13 +77,13 @@ def _form(line: str) -> str:
         ("diagnostic", lines_module._DIAGNOSTIC),
         ("pytest E", lines_module._PYTEST_E),
         ("exception", lines_module._EXCEPTION),
-        ("failed test", lines_module._FAILED_TEST),
+        ("failed test", reports_module._FAILED_TEST),
         ("reported in words", lines_module._REPORTED),
     )
     for name, pattern in forms:
         if pattern.match(line):
             return name
-    if lines_module._PANIC.search(line.strip()):
+    if reports_module._PANIC.search(line.strip()):
         return "panic"
     if lines_module._WARNING.match(line):
         return "warning"

@@ -13,7 +13,8 @@ from .._sentences import Sentence, cut
 from ..files import relative_path, written_file
 from ..model import ErrorResolution
 from .commands import _PASTED, Key, _bare, _command, _is_check, _kind_key, _verdict
-from .lines import _CODE, _COUNT, _POSITION, _TIMED_OUT, ERROR_LIMIT
+from .lines import _CODE, _POSITION, _TIMED_OUT, ERROR_LIMIT
+from .reports import _COUNT
 from .verdict import failure_lines
 
 if TYPE_CHECKING:

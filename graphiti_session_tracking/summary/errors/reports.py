@@ -1,0 +1,158 @@
+"""What a tool's own report of a failure says, in the forms only that tool prints: a failed test
+with its report (Jest's `● suite › case` blocks, pytest's, Go's, Vitest's), a Rust panic and the
+deepest cause of a `Caused by:` chain, PowerShell's error views. `lines` picks among them."""
+
+from __future__ import annotations
+
+import re
+
+from .._sentences import cut
+
+# A failed test: pytest, cargo, `go test -v`, and Jest's or Vitest's test file (`FAIL src/a.test.ts`,
+# not Go's package line `FAIL  example.com/pkg  0.01s`, which only sums up the tests above it).
+_FAILED_TEST = re.compile(
+    r"^\s*(FAILED\s+\S.*|\S+::\S+ FAILED\b.*|test \S+ \.\.\. FAILED.*|--- FAIL: .*|"
+    r"FAIL\s+\S+\.(?:[cm]?[jt]sx?|vue|svelte|py|rb)(?!\S).*)$"
+)
+_COUNT = re.compile(r"\b(\d+) (passed|failed|skipped|ignored|errors?|xfailed|xpassed|deselected|warnings?)\b")
+# A Rust panic since 1.73: `thread 'x' panicked at src/a.rs:3:5:` and the message on the next line.
+_PANIC = re.compile(r"\bpanicked at (\S+:\d+:\d+):$")
+
+
+# What a failed test's report says went wrong, on the lines after its name (`expect(received)…`,
+# `Expected: 3`, `TypeError: …`, `assertion failed`).
+_TEST_MESSAGE = re.compile(
+    r"(?i)\b(?:error|expected|received|assert\w*|exception|panic\w*|timed? ?out|not (?:equal|found)|"
+    r"mismatch\w*|undefined|cannot|failed to)\b"
+)
+
+
+# The legend of an expected/received diff (`- Expected`, `+ Received`): the values are below it.
+_DIFF_LEGEND = re.compile(r"^[-+] (?:Expected|Received)\b(?!:)")
+
+# Another test's result in a verbose listing: `tests/t.py::test_b PASSED`, `✓ adds`, `ok  pkg 0.3s`.
+_OTHER_RESULT = re.compile(r"\bPASS(?:ED)?\b|^(?:✓|√|ok\s)")
+
+
+def _with_message(test: str, raw: list[str]) -> str:
+    """A failed test's line with what its report says on the lines after it: the case's title
+    (Jest's `● cart › total`) and the lines that say what went wrong (`Expected: 30`,
+    `Received: 25`), else the first line of the report that is not a stack frame: a careful reader
+    writes down the test and what it reported."""
+    at = next((i for i, line in enumerate(raw) if test in line), None)
+    if at is None:
+        return test
+    title: list[str] = []
+    said: list[str] = []
+    plain: list[str] = []
+    for line in raw[at + 1 : at + 10]:
+        stripped = line.strip()
+        if _FAILED_TEST.match(line) or _COUNT.search(stripped) or _OTHER_RESULT.search(stripped):
+            break  # the next test's report, or the totals
+        if stripped.startswith(("at ", "File ", "❯ ", "⎯", "---", "___", "===")) or _DIFF_LEGEND.match(
+            stripped
+        ):
+            continue
+        if stripped.startswith("●"):
+            title = title or [stripped.lstrip("● ").strip()]
+        elif _TEST_MESSAGE.search(stripped):
+            said.append(cut(stripped, 160))
+        elif not plain:
+            plain.append(cut(stripped, 160))
+    return " / ".join([test, *title, *(said[:3] or plain)])
+
+
+# Jest's file line (`FAIL src/cart.test.js`, no case after it), the end of that file's report (the
+# next file's line, the totals), and the lines of a case's report that show code, not what failed.
+_JEST_FILE = re.compile(r"^FAIL\s+\S+$")
+_JEST_END = re.compile(r"^(?:PASS|FAIL)\s+\S|^(?:Tests|Test Suites|Snapshots|Time):\s")
+_CODE_FRAME = re.compile(r"^>?\s*\d*\s*\|")
+
+
+def _jest_cases(test: str, raw: list[str]) -> list[str]:
+    """Each failed case of a Jest file line, as its `● suite › case` block tells it (the case and
+    what its report says), wherever the block sits after the verbose listing (`✓ adds`, `✕ subtracts`):
+    one row per case, as a careful reader writes them. [] when `test` is not a Jest file line or
+    its report holds no block."""
+    if not _JEST_FILE.match(test):
+        return []
+    at = next((i for i, line in enumerate(raw) if line.strip() == test), None)
+    if at is None:
+        return []
+    blocks: list[list[str]] = []
+    for line in raw[at + 1 :]:
+        stripped = line.strip()
+        if _JEST_END.match(stripped):
+            break
+        if stripped.startswith("●"):
+            blocks.append([stripped.lstrip("● ").strip()])
+        elif blocks and not (
+            _CODE_FRAME.match(stripped) or _DIFF_LEGEND.match(stripped) or stripped.startswith("at ")
+        ):
+            blocks[-1].append(stripped)
+    cases = []
+    for title, *report in blocks:
+        said = [cut(line, 160) for line in report if _TEST_MESSAGE.search(line)]
+        cases.append(" / ".join([test, title, *(said[:3] or [cut(line, 160) for line in report[:1]])]))
+    return cases
+
+
+# PowerShell 7's error view: a head (`Exception: C:\s\land.ps1:45:5`, `Get-Content:`), `Line |`, the
+# code under a line number, a `~~~` underline, and the message on the `| ` lines after it. Windows
+# PowerShell's: `C:\s\land.ps1 : message` over `At line:1 char:1` (or `At C:\s\land.ps1:45 char:5`).
+_PS_LINE = re.compile(r"^\s*Line \|$")
+_PS_MESSAGE = re.compile(r"^\s*\|\s+(?!~)(\S.*)$")
+_PS_CODE = re.compile(r"^\s*\d+ \|")
+_PS5_ERROR = re.compile(r"^(\S.*?) : (\S.*)$")
+_PS5_AT = re.compile(r"^\s*At (?:line:\d+|\S.*:\d+) char:\d+$")
+
+
+def _powershell(raw: list[str]) -> list[str]:
+    """Each error PowerShell reported, as its head and its message (`Exception: …\\land.ps1:45:5 /
+    Working tree is not clean`): the message sits below the code it points at, in no form the
+    other readers know."""
+    found = []
+    for at, line in enumerate(raw):
+        if _PS_LINE.match(line) and at > 0:
+            message = []
+            for follow in raw[at + 1 : at + 12]:
+                if _PS_CODE.match(follow) or follow.strip().lstrip("|").strip().startswith("~"):
+                    continue
+                m = _PS_MESSAGE.match(follow)
+                if m is None:
+                    break
+                message.append(m.group(1).strip())
+            if message:
+                found.append(" / ".join([raw[at - 1].strip().rstrip(":"), " ".join(message)]))
+        elif at + 1 < len(raw) and _PS5_AT.match(raw[at + 1]) and (m5 := _PS5_ERROR.match(line.strip())):
+            found.append(f"{m5.group(1)} : {m5.group(2)}")
+    return found
+
+
+def _panics(raw: list[str]) -> list[str]:
+    """Each Rust panic as one line, its place and its message (printed on the line after it),
+    and the deepest cause when the message goes on with a `Caused by:` chain."""
+    panics = []
+    for at, line in enumerate(raw[:-1]):
+        m = _PANIC.search(line.strip())
+        if m:
+            cause = _cause(raw, at + 1)
+            message = raw[at + 1].strip()
+            panics.append(
+                " / ".join([f"panicked at {m.group(1)}: {cut(message, 80) if cause else message}", *cause])
+            )
+    return panics
+
+
+def _cause(raw: list[str], at: int) -> list[str]:
+    """The deepest cause of the error on line `at` when a `Caused by:` chain follows it (anyhow,
+    eyre, Java): the last line of the indented block under it, where the real failure is named."""
+    for by in range(at + 1, min(at + 4, len(raw))):
+        if raw[by].strip().rstrip(":") == "Caused by":
+            block = []
+            for line in raw[by + 1 : by + 16]:
+                if not line[:1].isspace():
+                    break
+                block.append(line.strip())
+            return [block[-1]] if block else []
+    return []
