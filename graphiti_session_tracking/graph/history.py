@@ -15,6 +15,8 @@ whatever order sessions arrive in.
 Every batch recomputes these for the settings, signatures and decisions it touches (its own,
 those of the sessions it replaces, those of sessions moved away) over all of the group's records,
 in the same statement as its write: an interrupted run leaves the old history, never half of one.
+It writes only the links that are not already stored as computed (`unwritten`), so its statement
+grows with the batch, not with how often an error recurs.
 """
 
 from __future__ import annotations
@@ -48,15 +50,16 @@ OLD_HISTORY_QUERY = (
 ERRORS_OF_QUERY = (
     "MATCH (e:Entity:ErrorResolution) WHERE e.group_id = $group_id AND e.signature IN $signatures "
     "RETURN e.uuid AS uuid, e.signature AS signature, e.created_at AS at, "
-    "e.session_id AS session_id, e.name AS text, coalesce(e.fix, '') AS detail"
+    "e.session_id AS session_id, e.name AS text, coalesce(e.fix, '') AS detail, "
+    f"[(e)-[r:RELATES_TO {{name: '{Relation.SEEN_BEFORE.value}'}}]->(:Entity) | r.uuid] AS links"
 )
 DECISIONS_OF_QUERY = (
     "MATCH (d:Entity:Decision) WHERE d.group_id = $group_id AND size(coalesce(d.alternatives, [])) > 0 "
     "OPTIONAL MATCH (d)-[:RELATES_TO {name: 'AFFECTS_FILE'}]->(f:Entity:File) "
     "WITH d, collect(f.path) AS files "
-    "OPTIONAL MATCH (d)-[s:RELATES_TO {name: 'SUPERSEDES'}]->(:Entity) "
     "RETURN d.uuid AS uuid, d.session_id AS session_id, d.created_at AS at, d.decision AS text, "
-    "d.alternatives AS alternatives, files, count(s) > 0 AS linked"
+    "d.alternatives AS alternatives, files, "
+    f"[(d)-[s:RELATES_TO {{name: '{Relation.SUPERSEDES.value}'}}]->(:Entity) | s.uuid] AS links"
 )
 
 _CONFIG = Relation.CHANGED_CONFIG.value
@@ -140,14 +143,15 @@ class History:
         }
         return tuple(name for name, needed in wanted.items() if needed)
 
-    def params(self, linked: list[EntityEdge], superseded: list[dict[str, Any]]) -> dict[str, Any]:
-        """The write statement's parameters for HISTORY_SECTIONS."""
+    def params(self, linked: list[str], superseded: list[dict[str, Any]]) -> dict[str, Any]:
+        """The write statement's parameters for HISTORY_SECTIONS (`linked`: the uuids of every
+        SEEN_BEFORE and SUPERSEDES edge that holds, written now or before)."""
         return {
             "config_keys": [f"{f}{KEY_SEP}{s}" for f, s in sorted(self.config_keys)],
             "key_sep": KEY_SEP,
             "signatures": sorted(self.signatures),
             "decisions_touched": [1] if self.decisions else [],
-            "linked": [edge.uuid for edge in linked],
+            "linked": linked,
             "superseded": superseded,
         }
 
@@ -255,6 +259,23 @@ def supersedes_edges(
                 edges.append(_edge(group, Relation.SUPERSEDES, later, earlier, fact))
                 ended[earlier.uuid] = min(ended.get(earlier.uuid, later.at), later.at)
     return edges, [{"uuid": uuid, "at": at} for uuid, at in sorted(ended.items())]
+
+
+def unwritten(
+    edges: Iterable[EntityEdge],
+    stored: Iterable[Mapping[str, Any]],
+    rewritten: set[str],
+    batch_nodes: set[str],
+) -> list[EntityEdge]:
+    """The edges that are not already in the graph as computed: a link between two records the
+    batch leaves alone, whose uuid (made of its two ends) is stored, holds the same fact, so a
+    chain of a thousand occurrences costs a batch its new links only, not the whole chain again."""
+    held = {u for r in stored if r["session_id"] not in rewritten for u in r["links"] or ()}
+    return [
+        e
+        for e in edges
+        if e.uuid not in held or e.source_node_uuid in batch_nodes or e.target_node_uuid in batch_nodes
+    ]
 
 
 def _seen_before_targets(ordered: list[Occurrence], index: int) -> list[Occurrence]:

@@ -50,12 +50,14 @@ class LocalEmbedder:
 
     model = MODEL
 
-    def __init__(self, weights: NDArray[np.float32], tokenizer: object) -> None:
+    def __init__(self, weights: NDArray[np.floating], tokenizer: object) -> None:
         from tokenizers import Tokenizer
 
         if not isinstance(tokenizer, Tokenizer):
             raise TypeError("tokenizer must be a tokenizers.Tokenizer")
-        self.weights = np.ascontiguousarray(weights, dtype=np.float32)
+        # Kept as shipped (float16: 16 MB, not 31): each text's rows are summed in float32, which
+        # gives the same vector as widening them all first.
+        self.weights = np.ascontiguousarray(weights)
         self.tokenizer = tokenizer
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(_MAX_TOKENS)
@@ -97,7 +99,9 @@ class LocalEmbedder:
         # summaries' texts) took 25 times as long, most of what embedding added to an ingest.
         sums = np.stack(
             [
-                self.weights[np.clip(np.asarray(encodings[i].ids, dtype=np.int64), 0, top)].sum(axis=0)
+                self.weights[np.clip(np.asarray(encodings[i].ids, dtype=np.int64), 0, top)].sum(
+                    axis=0, dtype=np.float32
+                )
                 for i in present
             ]
         )

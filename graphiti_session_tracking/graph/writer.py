@@ -1,6 +1,6 @@
 """Write sessions' graph records in batches: one atomic Cypher statement per batch, no LLM.
 
-A batch (up to `batch_size` sessions of one group) costs three round trips: the stored content
+A batch (up to `batch_size` sessions of one group, and BATCH_RECORDS records) costs three round trips: the stored content
 hashes, the group's session times (for CONTINUES), and one write statement. A single statement is
 atomic on both Neo4j and FalkorDB, so a failure leaves each session either wholly written or not
 at all. Labels and relation names come from the fixed sets in `schema`; all values travel as
@@ -37,6 +37,7 @@ from .history import (
     History,
     seen_before_edges,
     supersedes_edges,
+    unwritten,
 )
 from .local_embedder import LocalEmbedder
 from .mapping import SessionGraph, content_hash, continues_edge, map_summary
@@ -51,6 +52,10 @@ from .schema import (
 )
 
 DEFAULT_BATCH_SIZE = 200
+# A batch's statement carries every row of its sessions: a batch stops at this many records
+# (decisions, errors, settings, files, commits, tools, discoveries), so that fifty long sessions of one
+# project cost the memory of a few ordinary batches, not of one fifty times their size.
+BATCH_RECORDS = 1000
 
 
 @dataclass(frozen=True)
@@ -204,7 +209,8 @@ class _Batch:
     relinked: list[tuple[EntityEdge, str | None]] = field(default_factory=list)  # (new edge, old uuid)
     replaced_ids: list[str] = field(default_factory=list)
     history: History = field(default_factory=History)  # what the batch re-dates and relinks
-    linked: list[EntityEdge] = field(default_factory=list)  # SEEN_BEFORE and SUPERSEDES edges
+    linked: list[EntityEdge] = field(default_factory=list)  # SEEN_BEFORE and SUPERSEDES edges to write
+    holding: list[str] = field(default_factory=list)  # uuids of all that hold, written or not
     superseded: list[dict[str, Any]] = field(default_factory=list)  # decisions that no longer hold
 
 
@@ -257,8 +263,7 @@ class SessionGraphWriter:
         for index, summary in enumerate(summaries):
             by_group.setdefault(resolve_group_id(summary, group_id), []).append(index)
         for group, indices in by_group.items():
-            for start in range(0, len(indices), self.batch_size):
-                chunk = indices[start : start + self.batch_size]
+            for chunk in self._chunks(indices, summaries):
                 try:
                     driver = await self.backend.driver_for(group)
                     written = await self._write_batch(driver, group, [summaries[i] for i in chunk])
@@ -270,6 +275,20 @@ class SessionGraphWriter:
                 if on_batch is not None:
                     on_batch(list(zip(chunk, written, strict=True)))
         return [results[i] for i in range(len(summaries))]
+
+    def _chunks(self, indices: list[int], summaries: Sequence[EnhancedSessionSummary]) -> list[list[int]]:
+        """The group's sessions in batches of at most `batch_size` sessions and BATCH_RECORDS
+        records (a session with more is a batch of its own)."""
+        chunks: list[list[int]] = [[]]
+        weight = 0
+        for index in indices:
+            records = _records(summaries[index])
+            if chunks[-1] and (len(chunks[-1]) >= self.batch_size or weight + records > BATCH_RECORDS):
+                chunks.append([])
+                weight = 0
+            chunks[-1].append(index)
+            weight += records
+        return [c for c in chunks if c]
 
     async def _write_batch(
         self,
@@ -480,7 +499,7 @@ class SessionGraphWriter:
             "episodes": [_episode_props(g, dialect) for g in batch.graphs],
             "edges": edges,
             "mentions": mentions,
-            **batch.history.params(batch.linked, batch.superseded),
+            **batch.history.params(batch.holding, batch.superseded),
         }
         for label in Label:
             params[_param(label)] = [row for uuid, row in node_rows.items() if node_labels[uuid] is label]
@@ -501,16 +520,20 @@ class SessionGraphWriter:
             touched.merge(removed)
         batch.history = touched
         rewritten = {g.session_node.attributes["session_id"] for g in batch.graphs}
+        own = {n.uuid for g in batch.graphs for n in g.entities}
         if touched.signatures:
             records, _, _ = await driver.execute_query(
                 ERRORS_OF_QUERY, signatures=sorted(touched.signatures), group_id=group
             )
-            batch.linked += seen_before_edges(group, records, batch.graphs, rewritten)
+            edges = seen_before_edges(group, records, batch.graphs, rewritten)
+            batch.holding += [e.uuid for e in edges]
+            batch.linked += unwritten(edges, records, rewritten, own)
         if touched.decisions:
             records, _, _ = await driver.execute_query(DECISIONS_OF_QUERY, group_id=group)
             edges, batch.superseded = supersedes_edges(group, records, batch.graphs, rewritten)
-            batch.linked += edges
-            if not edges and not any(r["linked"] for r in records) and not (removed and removed.decisions):
+            batch.holding += [e.uuid for e in edges]
+            batch.linked += unwritten(edges, records, rewritten, own)
+            if not edges and not any(r["links"] for r in records) and not (removed and removed.decisions):
                 touched.decisions = False  # no reversal now or before: nothing to write or undo
             for row in batch.superseded:
                 row["at"] = _time(row["at"], self.backend.dialect)
@@ -603,6 +626,22 @@ class SessionGraphWriter:
             vectors = list(await self.embedder.create_batch([t.replace("\n", " ") for t in texts]))
         for row, vector in zip([*nodes, *edges], vectors, strict=True):
             row["embedding"] = vector
+
+
+def _records(summary: EnhancedSessionSummary) -> int:
+    """How many records a session writes, about: its own node and one per listed item."""
+    lists = (
+        summary.key_decisions,
+        summary.errors_resolved,
+        summary.config_changes,
+        summary.files_modified,
+        summary.documentation_referenced,
+        summary.commits,
+        summary.tools_used,
+        summary.discoveries,
+    )
+    commit_files = sum(len(commit.files or ()) for commit in summary.commits or ())
+    return 1 + sum(len(items or ()) for items in lists) + commit_files
 
 
 def session_uuid(summary: EnhancedSessionSummary, group: str) -> str:

@@ -130,6 +130,39 @@ async def test_replacing_a_session_recomputes_what_it_touched(backend: Backend) 
     assert [(later, earlier) for later, earlier, _ in await seen_before(backend, group)] == [("s5", "s1")]
 
 
+async def test_a_later_batch_writes_its_own_links_and_leaves_the_chain_alone(backend: Backend) -> None:
+    writer = SessionGraphWriter(backend)
+    group = (await writer.ingest_many(SESSIONS[:3]))[0].group_id
+    driver = await backend.driver_for(group)
+    # A mark on the stored link: rewriting it (SET r = props) would wipe it.
+    await driver.execute_query(
+        "MATCH (:Entity)-[r:RELATES_TO]->(:Entity) WHERE r.name = 'SEEN_BEFORE' AND r.group_id = $g "
+        "SET r.mark = 'kept'",
+        g=group,
+    )
+    await writer.ingest_many(SESSIONS[3:])
+
+    rows = await backend.read(
+        group,
+        "MATCH (a:Entity)-[r:RELATES_TO]->(b:Entity) WHERE r.name = 'SEEN_BEFORE' AND r.group_id = $group_id "
+        "RETURN a.session_id AS later, b.session_id AS earlier, r.mark AS mark ORDER BY later, earlier",
+        {"group_id": group},
+    )
+    assert [(r["later"][:2], r["earlier"][:2], r["mark"]) for r in rows] == [
+        ("s3", "s1", "kept"),
+        ("s5", "s1", None),
+        ("s5", "s3", None),
+    ]
+    # And the graph is the one a single batch writes.
+    await driver.execute_query(
+        "MATCH (:Entity)-[r:RELATES_TO]->(:Entity) WHERE r.group_id = $g SET r.mark = null", g=group
+    )
+    in_parts = await dump(driver, group)
+    await driver.execute_query("MATCH (n) WHERE n.group_id = $g DETACH DELETE n", g=group)
+    await writer.ingest_many(SESSIONS)
+    assert await dump(driver, group) == in_parts
+
+
 async def test_a_session_moved_to_another_group_leaves_the_history_of_its_old_one(backend: Backend) -> None:
     writer = SessionGraphWriter(backend)
     group = (await writer.ingest_many(SESSIONS))[0].group_id

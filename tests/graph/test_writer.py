@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+import pytest
 from conftest import TRANSCRIPTS
 from fake_openai import FakeOpenAI
 from graphiti_core.driver.driver import GraphDriver
@@ -349,6 +350,31 @@ async def test_many_sessions_in_one_batch_equal_one_by_one(backend: Backend) -> 
         await writer.ingest(summary)
     for group, state in states.items():
         assert await dump(await backend.driver_for(group), group) == state
+
+
+async def test_a_batch_stops_at_its_records_and_writes_the_same_graph(
+    backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from graph.test_history import SESSIONS
+
+    from graphiti_session_tracking.graph import writer as writer_module
+
+    writer = SessionGraphWriter(backend)
+    whole: list[list[int]] = []
+    group = (await writer.ingest_many(SESSIONS, on_batch=lambda b: whole.append([i for i, _ in b])))[
+        0
+    ].group_id
+    driver = await backend.driver_for(group)
+    in_one = await dump(driver, group)
+    await driver.execute_query("MATCH (n) WHERE n.group_id = $g DETACH DELETE n", g=group)
+
+    monkeypatch.setattr(writer_module, "BATCH_RECORDS", 4)  # each session counts 2 or 3 records
+    parts: list[list[int]] = []
+    await writer.ingest_many(SESSIONS, on_batch=lambda b: parts.append([i for i, _ in b]))
+
+    assert whole == [[0, 1, 2, 3, 4]]
+    assert len(parts) > 2 and sorted(i for part in parts for i in part) == [0, 1, 2, 3, 4]
+    assert await dump(driver, group) == in_one
 
 
 async def test_a_failure_mid_statement_leaves_no_partial_session(backend: Backend) -> None:
