@@ -1,7 +1,8 @@
 """Write sessions' graph records in batches: one atomic Cypher statement per batch, no LLM.
 
-A batch (up to `batch_size` sessions of one group, and BATCH_RECORDS records) costs three round trips: the stored content
-hashes, the group's session times (for CONTINUES), and one write statement. A single statement is
+A batch (up to `batch_size` sessions of one group, and BATCH_RECORDS records) costs three round
+trips: the stored content hashes, the group's session times (for CONTINUES), and one write
+statement. A single statement is
 atomic on both Neo4j and FalkorDB, so a failure leaves each session either wholly written or not
 at all. Labels and relation names come from the fixed sets in `schema`; all values travel as
 parameters. With an embedder, names and facts are embedded in one request per batch; with the
