@@ -9,6 +9,8 @@ into a fresh FalkorDB Lite file, in a process of its own whose peak RSS is print
 the database server is a process of its own, not counted); then the largest run again in one
 process (`GRAPHITI_SESSIONS_WORKERS=1`), and the ratio of the two. Goals: at least 40 sessions/s end to end on 2 cores; peak memory
 at most 250 MB and flat in the number of sessions (the largest run against the smallest close to 1x).
+Last, `--embedder-cost` sessions (1,000) with and without the local embedder: what it costs an
+ingest end to end (goal <= 10%; bench/search_quality.py measures the writer alone).
 
 A backfill's transcripts are old: the copies are dated `--age-days` ago (3 by default), so the
 ledger keeps no parsed state for them (pipeline/prepare.py `may_grow`); with `--live` they are
@@ -18,6 +20,7 @@ dated now, as a session an agent is still writing, whose state is redacted and k
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -49,13 +52,18 @@ def copies(folder: Path, count: int, age_days: float) -> int:
     return size
 
 
-def run(count: int, age_days: float, workers: str = "") -> tuple[float, float, float, int]:
+def run(
+    count: int, age_days: float, workers: str = "", local: bool = True
+) -> tuple[float, float, float, int]:
     """(seconds, peak MB of the ingest process, and with its workers, bytes read) for a first ingest
-    of `count` sessions."""
+    of `count` sessions (`local`: with the local embedder, as by default)."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "transcripts"
         size = copies(folder, count, age_days)
+        config = Path(tmp) / "graphiti.config.json"
+        config.write_text(json.dumps({"embedder": {"local": {"enabled": local}}}))
         env = {
+            "GRAPHITI_SESSIONS_CONFIG": str(config),
             **os.environ,
             "GRAPHITI_HOME": str(Path(tmp) / "home"),
             "GRAPHITI_TELEMETRY_ENABLED": "false",
@@ -106,6 +114,12 @@ def main() -> None:
     parser.add_argument("--sessions", default="100,500,1000")
     parser.add_argument("--age-days", type=float, default=3.0)
     parser.add_argument("--live", action="store_true", help="copies dated now (sessions still being written)")
+    parser.add_argument(
+        "--embedder-cost",
+        type=int,
+        default=1000,
+        help="sessions ingested with and without the local embedder, twice each (0: skip)",
+    )
     args = parser.parse_args()
     age = 0.0 if args.live else args.age_days
     counts = [int(n) for n in args.sessions.split(",")]
@@ -127,6 +141,22 @@ def main() -> None:
     print(
         f"{counts[-1]:>6} sessions in one process (no workers): {alone:.1f} s, {counts[-1] / alone:.1f} sessions/s, "
         f"peak {peak:.0f} MB; with the workers {alone / rates[counts[-1]]:.2f}x as fast"
+    )
+    if args.embedder_cost:
+        embedder_cost(args.embedder_cost, age)
+
+
+def embedder_cost(count: int, age: float) -> None:
+    """What the local embedder costs a first ingest end to end (reading, summarizing, writing), the
+    way a person runs it: the best of two runs each way, taken in turns."""
+    without, with_local = [], []
+    for _ in range(2):
+        without.append(run(count, age, local=False)[0])
+        with_local.append(run(count, age)[0])
+    off, on = min(without), min(with_local)
+    print(
+        f"{count:>6} sessions end to end: {count / off:.1f}/s without the local embedder, {count / on:.1f}/s "
+        f"with it; throughput cost {1 - off / on:.1%} (goal <= 10%)"
     )
 
 
