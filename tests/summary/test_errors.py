@@ -936,6 +936,57 @@ def test_a_caused_by_chain_gives_its_deepest_cause(tmp_path: Path) -> None:
     assert record.error.endswith(" / Import not found: /w/hk/pkl/Builtins.pkl")
 
 
+def test_a_note_after_the_cause_is_advice_not_the_cause(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Package it.")
+    t.bash(
+        "cargo package",
+        "Exit code 101\nerror: failed to verify manifest at `/w/app/Cargo.toml`\n\nCaused by:\n"
+        "  all dependencies must have a version requirement specified when packaging.\n"
+        "  dependency `aqua-registry` does not specify a version\n"
+        "  Note: The packaged dependency will use the version from crates.io,\n"
+        "  the `path` specification will be removed from the dependency declaration.",
+        is_error=True,
+    )
+    (record,) = extract_errors_resolved(t.read(tmp_path))
+    assert record.error == (
+        "error: failed to verify manifest at `/w/app/Cargo.toml` / "
+        "dependency `aqua-registry` does not specify a version"
+    )
+
+
+def test_a_failed_command_stopped_at_a_question_over_its_choices(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Lint it.")
+    t.bash(
+        "npm run lint",
+        "Exit code 1\n> app@0.1.0 lint\n> next lint\n"
+        "`next lint` is deprecated and will be removed in Next.js 16.\n"
+        "For new projects, use create-next-app to choose your preferred linter.\n"
+        "? How would you like to configure ESLint? https://nextjs.org/docs/app/api-reference/config/eslint\n"
+        "\u276f  Strict (recommended)\n   Base\n   Cancel",
+        is_error=True,
+    )
+    (record,) = extract_errors_resolved(t.read(tmp_path))
+    assert record.error == (
+        "`npm lint` waited for an answer at an interactive prompt: "
+        "? How would you like to configure ESLint? https://nextjs.org/docs/app/api-reference/config/eslint"
+    )
+
+
+def test_a_deprecation_notice_is_never_the_failing_line(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Build it.")
+    t.bash(
+        "npm run build",
+        "Exit code 1\n> next lint\n`next lint` is deprecated and will be removed in Next.js 16.\n"
+        "For new projects, use create-next-app to choose your preferred linter.",
+        is_error=True,
+    )
+    (record,) = extract_errors_resolved(t.read(tmp_path))
+    assert "deprecated" not in record.error
+
+
 # One failing call, never resolved: the lines recorded for it (which line a careful reader writes
 # down, and which failures are no error of the work at all).
 _ONE_CALL = [

@@ -58,8 +58,12 @@ _VAGUE = re.compile(
     r"\[(?:build|setup) failed\]|command finished with error|ERROR\s+run failed",
     re.IGNORECASE,
 )
+# A warning, or a notice that something is deprecated (printed before the real failure, or
+# beside a success): never the failing line.
 _WARNING = re.compile(
-    r"^\s*(?:warning|warn|npm warn|\(node:\d+\) \w*Warning|\w*Warning:|WARN)\b", re.IGNORECASE
+    r"^\s*(?:warning|warn|npm warn|\(node:\d+\) \w*Warning|\w*Warning:|WARN)\b"
+    r"|^.{0,80}\b(?:is|are|has been|have been) deprecated\b",
+    re.IGNORECASE,
 )
 _CODE = re.compile(r"\b(?:E\d{4}|TS\d{4,5}|[A-Z]{2,}\d{3,}|ERR_[A-Z_]+)\b")
 _LINTER = re.compile(r"\((?!typecheck\))[a-z][a-z0-9-]+\)$")  # golangci-lint's `… (errcheck)`

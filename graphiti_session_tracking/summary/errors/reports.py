@@ -144,6 +144,9 @@ def _panics(raw: list[str]) -> list[str]:
     return panics
 
 
+_ADVICE = re.compile(r"^\s*(?:note|help|hint)\b:", re.IGNORECASE)
+
+
 def _cause(raw: list[str], at: int) -> list[str]:
     """The deepest cause of the error on line `at` when a `Caused by:` chain follows it (anyhow,
     eyre, Java): the last line of the indented block under it, where the real failure is named."""
@@ -151,8 +154,8 @@ def _cause(raw: list[str], at: int) -> list[str]:
         if raw[by].strip().rstrip(":") == "Caused by":
             block = []
             for line in raw[by + 1 : by + 16]:
-                if not line[:1].isspace():
-                    break
+                if not line[:1].isspace() or _ADVICE.match(line):
+                    break  # a `Note:` or `help:` after the cause advises; it names no failure
                 block.append(line.strip())
             return [block[-1]] if block else []
     return []

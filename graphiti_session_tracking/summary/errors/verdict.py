@@ -142,6 +142,9 @@ def _failure_lines(call: ToolCall) -> list[str] | None:
     lines = error_lines(text)
     if lines:
         return [_named(call, line) for line in lines]
+    waited = _waited(call, text)
+    if waited is not None:
+        return [waited]  # it failed for want of an answer: the question is what stopped it
     said = _telling_line(text) or _first_line(text)
     if not said or _HICCUP.search(text) or _is_headline(said):
         return None  # a failure that names nothing ("Error"), or a missing file: not the work failing
@@ -184,8 +187,12 @@ def reported_lines(call: ToolCall) -> list[str]:
     return _told_in_words(_meaningful_lines(text))
 
 
-# A question left waiting for an answer: `? Use src/? › No / Yes`, `Continue? [y/N]`.
+# A question left waiting for an answer: `? Use src/? › No / Yes`, `Continue? [y/N]`; or a
+# question (`? How would you like to configure ESLint?`) over the list of its choices.
 _PROMPT = re.compile(r"^\s*\?\s+\S.*\?.*›|(?:\(y/n\)|\[y/n\]|\(yes/no\)|\[yes/no\])\s*:?\s*$", re.IGNORECASE)
+_QUESTION = re.compile(r"^\s*\?\s+\S.*\?")
+_CHOICE = re.compile(r"^(?:\s|\s*[❯›>○◯●◉◻◼]\s)")
+_CHOICES_MAX = 8
 
 
 def _stalled(call: ToolCall) -> str | None:
@@ -194,15 +201,22 @@ def _stalled(call: ToolCall) -> str | None:
     result = call.result
     if call.kind is not ToolKind.COMMAND or result is None or result.is_error:
         return None
-    last = next(
-        (
-            line
-            for line in reversed(_clean(result.text).splitlines())
-            if line.strip() and not _WARNING.match(line)
-        ),
-        "",
-    )
-    if not _PROMPT.search(last) or "✔" in last:
+    return _waited(call, _clean(result.text))
+
+
+def _waited(call: ToolCall, text: str) -> str | None:
+    """ "`program` waited for an answer at an interactive prompt: <the question>" when the output
+    ends on a question (alone, or over its choices), else None."""
+    lines = [line for line in text.splitlines() if line.strip() and not _WARNING.match(line)]
+    question = None
+    if lines and _PROMPT.search(lines[-1]):
+        question = lines[-1]
+    else:
+        for back in range(2, min(_CHOICES_MAX, len(lines)) + 1):
+            if _QUESTION.match(lines[-back]) and all(_CHOICE.match(line) for line in lines[1 - back :]):
+                question = lines[-back]
+                break
+    if question is None or "✔" in question:
         return None
     program = " ".join(_kind_key(call)[1:])
-    return cut(f"`{program}` waited for an answer at an interactive prompt: {last.strip()}", ERROR_LIMIT)
+    return cut(f"`{program}` waited for an answer at an interactive prompt: {question.strip()}", ERROR_LIMIT)
