@@ -405,3 +405,42 @@ def test_a_new_block_names_its_values_and_a_maven_dependency_is_one_setting(tmp_
     assert changes[("pom.xml", "dependencies.com.google.guava:guava")] == (None, "33.0.0-jre")
     assert changes[(".claude-plugin/plugin.json", "name")] == (None, "demo")  # a tool's manifest is config
     assert changes[(".claude-plugin/plugin.json", "author.name")] == (None, "Ann")
+
+
+def test_a_package_managers_add_and_remove_change_its_manifest(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Add the icons and the test helpers.")
+    t.bash("cd web", "")  # the agent's shell stays in web/ for the next calls
+    t.bash("pnpm add lucide-react 2>&1 | tail -5", "dependencies:\n+ lucide-react 0.542.0\nDone in 1.2s")
+    t.bash("npm install -D @testing-library/jest-dom@^6.4.0 vitest > install.log", "added 40 packages")
+    t.bash("npm uninstall moment", "removed 1 package")
+    t.bash(
+        "npm install left-pad",
+        "npm ERR! 404 Not Found - GET https://registry.npmjs.org/left-pad",
+        is_error=True,
+    )
+    t.bash("npm install", "up to date")  # installs what the manifest says: no change
+    t.bash("cd .. && cargo add serde --features derive", "    Adding serde v1.0.210 to dependencies")
+    t.bash("npm install -g pnpm", "added 1 package")  # global: no manifest of the project
+
+    changes = extract_config_changes(t.read(tmp_path))
+
+    assert [(c.file, c.setting, c.old_value, c.new_value) for c in changes] == [
+        ("web/package.json", "dependencies.lucide-react", None, "0.542.0"),
+        ("web/package.json", "devDependencies.@testing-library/jest-dom", None, "^6.4.0"),
+        ("web/package.json", "devDependencies.vitest", None, "(added)"),
+        ("web/package.json", "dependencies.moment", None, REMOVED),
+        ("Cargo.toml", "dependencies.serde", None, "1.0.210"),
+    ]
+
+
+def test_an_edit_of_the_manifest_says_more_than_the_command(tmp_path: Path) -> None:
+    before = json.dumps({"name": "web", "dependencies": {"react": "^18.2.0"}}, indent=2)
+    t = TranscriptBuilder()
+    t.user("Add zod.")
+    t.bash("npm install zod", "added 1 package")
+    t.edit("package.json", '"react": "^18.2.0"', '"react": "^18.2.0",\n    "zod": "^3.23.8"', original=before)
+
+    changes = extract_config_changes(t.read(tmp_path))
+
+    assert [(c.setting, c.new_value) for c in changes] == [("dependencies.zod", "^3.23.8")]

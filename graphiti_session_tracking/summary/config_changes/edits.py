@@ -14,6 +14,7 @@ from ..files import relative_path, written_file
 from ..model import ConfigChange
 from .diff import _limit, diff_settings
 from .formats import config_parser
+from .installs import install_changes
 from .manifests import parse_requirements
 from .settings import Settings
 
@@ -31,7 +32,8 @@ _REASON = re.compile(
 def extract_config_changes(session: Session) -> list[ConfigChange]:
     """One ConfigChange per setting the session's successful config edits changed, in order.
 
-    A file whose every edit is known whole is compared once, as it was before the session's
+    Dependencies a package manager's command added or removed (`installs`) come after, unless
+    the manifest's own edits already name that section. A file whose every edit is known whole is compared once, as it was before the session's
     first edit against its last state, so edits that build up one change (or undo one) give the
     net change, and a file the session created is summarized per top-level setting.
     """
@@ -57,6 +59,18 @@ def extract_config_changes(session: Session) -> list[ConfigChange]:
             else:
                 earlier.new_value = new
                 earlier.reason = earlier.reason or reason
+    edited = list(merged)
+    for file, setting, value in install_changes(session):
+        section = setting.rsplit(".", 1)[0]
+        if any(f == file and (s == section or s.startswith(section + ".")) for f, s in edited):
+            continue  # the manifest's edits already say what changed there
+        earlier = merged.get((file, setting))
+        if earlier is None:
+            merged[(file, setting)] = ConfigChange(
+                file=file, setting=setting, old_value=None, new_value=value
+            )
+        else:
+            earlier.new_value = value
     return [c for c in merged.values() if c.old_value != c.new_value]
 
 
