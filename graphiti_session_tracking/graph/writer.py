@@ -2,11 +2,11 @@
 
 A batch (up to `batch_size` sessions of one group, and BATCH_RECORDS records) costs three round
 trips: the stored content hashes, the group's session times (for CONTINUES), and one write
-statement. A single statement is
-atomic on both Neo4j and FalkorDB, so a failure leaves each session either wholly written or not
-at all. Labels and relation names come from the fixed sets in `schema`; all values travel as
-parameters. With an embedder, names and facts are embedded in one request per batch; with the
-local embedder, each session, decision, error and setting gets a vector of its own (`vectors.py`).
+statement. A single statement is atomic on both Neo4j and FalkorDB, so a failure leaves each
+session either wholly written or not at all. Labels and relation names come from the fixed sets
+in `schema`; all values travel as parameters. With an embedder, names and facts are embedded in
+one request per batch; with the local embedder, each session, decision, error and setting gets a
+vector of its own (`vectors.py`).
 """
 
 from __future__ import annotations
@@ -54,8 +54,9 @@ from .schema import (
 
 DEFAULT_BATCH_SIZE = 200
 # A batch's statement carries every row of its sessions: a batch stops at this many records
-# (decisions, errors, settings, files, commits, tools, discoveries), so that fifty long sessions of one
-# project cost the memory of a few ordinary batches, not of one fifty times their size.
+# (decisions, errors, settings, files, commits and their files, tools, discoveries), so that fifty
+# long sessions of one project cost the memory of a few ordinary batches, not of one fifty times
+# their size.
 BATCH_RECORDS = 1000
 
 
@@ -210,7 +211,7 @@ class _Batch:
     relinked: list[tuple[EntityEdge, str | None]] = field(default_factory=list)  # (new edge, old uuid)
     replaced_ids: list[str] = field(default_factory=list)
     history: History = field(default_factory=History)  # what the batch re-dates and relinks
-    linked: list[EntityEdge] = field(default_factory=list)  # SEEN_BEFORE and SUPERSEDES edges to write
+    linked: list[EntityEdge] = field(default_factory=list)  # SEEN_BEFORE, SUPERSEDES edges to write
     holding: list[str] = field(default_factory=list)  # uuids of all that hold, written or not
     superseded: list[dict[str, Any]] = field(default_factory=list)  # decisions that no longer hold
 

@@ -32,10 +32,11 @@ _REASON = re.compile(
 def extract_config_changes(session: Session) -> list[ConfigChange]:
     """One ConfigChange per setting the session's successful config edits changed, in order.
 
-    Dependencies a package manager's command added or removed (`installs`) come after, unless
-    the manifest's own edits already name that section. A file whose every edit is known whole is compared once, as it was before the session's
+    A file whose every edit is known whole is compared once, as it was before the session's
     first edit against its last state, so edits that build up one change (or undo one) give the
-    net change, and a file the session created is summarized per top-level setting.
+    net change, and a file the session created is summarized per top-level setting. Dependencies
+    a package manager's command added or removed (`installs`) come after, unless the manifest's
+    own edits already name that section.
     """
     reasons = _reasons_by_call(session)
     files: dict[str, _FileEdits] = {}

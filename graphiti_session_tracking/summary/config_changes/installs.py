@@ -110,6 +110,8 @@ _PRINTED = re.compile(
     r"|\binstalled (?P<d>@?[^@\s]+)@(?P<dv>\d\S*)",
     re.MULTILINE,
 )
+_MANAGER = re.compile(rf"(?:^|[\s;&|(])(?:{'|'.join(_MANAGERS)})\s")
+_CD = re.compile(r"(?:^|[;&|(]\s*)cd\s")
 _REDIRECT = re.compile(r"\d*>&\d+|&>")  # `2>&1`, `&> log`
 _SPEC = re.compile(r"^(?P<name>@?[^@=<>~^!\s]+)@?(?P<version>.*)$")
 
@@ -122,17 +124,15 @@ def install_changes(session: Session) -> Iterator[tuple[str, str, str]]:
         command = call.input.get("command") if call.kind is ToolKind.COMMAND else None
         if not isinstance(command, str):
             continue
-        ok = _mentions_manager(command) and failure_lines(call) == []
+        ok = bool(_MANAGER.search(command)) and failure_lines(call) == []
+        if not ok and not _CD.search(command):
+            continue  # neither adds nor moves: not worth reading word by word
         printed = _printed_versions(call) if ok else {}
         for where, words in _segments(command, folder):
             folder = where  # the last is where the line leaves the shell
             for manifest, setting, value in _changes(words, printed) if ok else ():
                 path = posixpath.normpath(posixpath.join(where, manifest)) if where else manifest
                 yield relative_path(path, session.project_root), setting, value
-
-
-def _mentions_manager(command: str) -> bool:
-    return any(re.search(rf"(?:^|[\s;&|(]){name}\s", command) for name in _MANAGERS)
 
 
 def _printed_versions(call: ToolCall) -> dict[str, str]:
