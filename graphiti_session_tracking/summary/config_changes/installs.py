@@ -156,6 +156,8 @@ def _segments(command: str, folder: str) -> Iterator[tuple[str, list[str]]]:
         return  # unbalanced quotes: not a command line we can read
     words: list[str] = []
     redirected = False
+    if "<<" in tokens or "<<-" in tokens:  # a here-document: its lines are text, not commands
+        tokens = tokens[: tokens.index("<<" if "<<" in tokens else "<<-")]
     for token in [*tokens, ";"]:
         if token and set(token) <= set("<>"):
             redirected = True  # `> out.log`: the next word is a file, not an argument
