@@ -111,7 +111,7 @@ _PRINTED = re.compile(
     re.MULTILINE,
 )
 _MANAGER = re.compile(rf"(?:^|[\s;&|(])(?:{'|'.join(_MANAGERS)})\s")
-_CD = re.compile(r"(?:^|[;&|(]\s*)cd\s")
+_CD = re.compile(r"(?:^|[;&|]\s*)cd\s+(\"[^\"]*\"|'[^']*'|[^\s;&|]+)")
 _REDIRECT = re.compile(r"\d*>&\d+|&>")  # `2>&1`, `&> log`
 _SPEC = re.compile(r"^(?P<name>@?[^@=<>~^!\s]+)@?(?P<version>.*)$")
 
@@ -125,8 +125,11 @@ def install_changes(session: Session) -> Iterator[tuple[str, str, str]]:
         if not isinstance(command, str):
             continue
         ok = bool(_MANAGER.search(command)) and failure_lines(call) == []
-        if not ok and not _CD.search(command):
-            continue  # neither adds nor moves: not worth reading word by word
+        if not ok:
+            moves = _CD.findall(command) if "cd " in command else []
+            for target in moves:  # a command that only moves: where it ends, without reading it all
+                folder = _moved(folder, target.strip("'\""))
+            continue
         printed = _printed_versions(call) if ok else {}
         for where, words in _segments(command, folder):
             folder = where  # the last is where the line leaves the shell
@@ -163,8 +166,7 @@ def _segments(command: str, folder: str) -> Iterator[tuple[str, list[str]]]:
             redirected = True  # `> out.log`: the next word is a file, not an argument
         elif token and set(token) <= set(";&|"):
             if len(words) >= 2 and words[0] == "cd":
-                target = words[1]
-                folder = "" if target.startswith(("~", "-")) else posixpath.join(folder, target)
+                folder = _moved(folder, words[1])
             elif words:
                 yield folder, words
             words = []
@@ -173,6 +175,11 @@ def _segments(command: str, folder: str) -> Iterator[tuple[str, list[str]]]:
         else:
             words.append(token)
     yield folder, []
+
+
+def _moved(folder: str, target: str) -> str:
+    """The folder after `cd target` (home or the previous folder: the project root, as far as we know)."""
+    return "" if target.startswith(("~", "-")) else posixpath.join(folder, target)
 
 
 def _changes(words: list[str], printed: dict[str, str]) -> Iterator[tuple[str, str, str]]:
