@@ -974,6 +974,26 @@ def test_a_failed_command_stopped_at_a_question_over_its_choices(tmp_path: Path)
     )
 
 
+def test_a_request_that_failed_to_reach_its_server_is_an_error_though_the_pipe_exits_0(
+    tmp_path: Path,
+) -> None:
+    t = TranscriptBuilder()
+    t.user("Post the discussion.")
+    t.bash(
+        "gh api graphql -f query='mutation { x }' --jq '.data'",
+        'Post "https://api.github.com/graphql": net/http: TLS handshake timeout',
+    )
+    t.bash("curl -s localhost:3000/health | jq .", "curl: (7) Failed to connect to localhost port 3000")
+    t.bash("curl -s localhost:3000/health | jq .", '{"ok": true}')
+    records = extract_errors_resolved(t.read(tmp_path))
+    assert [r.error for r in records] == [
+        'Post "https://api.github.com/graphql": net/http: TLS handshake timeout',
+        "curl: (7) Failed to connect to localhost port 3000",
+    ]
+    # The same request answered later: seen gone, with nothing done in between to name as the fix.
+    assert (records[1].fix, records[1].verification) == ("", "`curl -s localhost:3000/health | jq .` passed")
+
+
 def test_a_deprecation_notice_is_never_the_failing_line(tmp_path: Path) -> None:
     t = TranscriptBuilder()
     t.user("Build it.")

@@ -53,7 +53,8 @@ _HICCUP = re.compile(
 _FAILED_OUTPUT = re.compile(
     r"^Traceback \(most recent call last\):|^FAILED\b|^ERROR collecting|^--- FAIL|^FAIL\s|"
     r"test result: FAILED|^error\[E\d+\]: |\berror TS\d+:|(?<![A-Za-z]\s)\b[1-9]\d* failed\b|^\s*[1-9]\d* fail$|"
-    r"\b[1-9]\d* errors? (?:in|during)\b|^npm ERR!|^\[ERROR\] |^Would reformat|\bERROR task failed$",
+    r"\b[1-9]\d* errors? (?:in|during)\b|^npm ERR!|^\[ERROR\] |^Would reformat|\bERROR task failed$|"
+    r"^(?:curl: \(\d+\) .*|\w+ \"https?://\S+\": .*(?:timeout|refused|reset by peer|no such host).*)$",
     re.MULTILINE,
 )
 _RAN_TESTS = re.compile(r"\b\d+ (?:passed|failed)\b|^(?:ok|FAIL|---)\s", re.MULTILINE)
