@@ -13,7 +13,8 @@ value), and dropped when it ends where it started. Values stay text, cut to VALU
 One module per step: `edits` (the session's edits of each file, their texts before and after,
 and the reason the assistant gave), `formats` (which files are configuration, and their parser),
 the parsers by format (`keyvalue`: TOML, INI, .env; `yaml_json`; `manifests`: requirements,
-Dockerfile, Maven/MSBuild) on `settings` (the flat map they share), and `diff` (what changed).
+Dockerfile, Maven/MSBuild) on `settings` (the flat map they share), `diff` (what changed), and
+`installs` (dependencies a package manager's command added or removed, no file tool involved).
 """
 
 from .diff import REMOVED, diff_settings
