@@ -298,6 +298,8 @@ def _summary() -> EnhancedSessionSummary:
             ConfigChange(file="config.yaml", setting="database.password", old_value="x1", new_value="y2"),
             ConfigChange(file="config.yaml", setting="log_level", old_value="info", new_value="debug"),
             ConfigChange(file=".env", setting="OLD_TOKEN", old_value=PLAIN_PASSWORD, new_value="(removed)"),
+            # a name a command made can carry a secret too
+            ConfigChange(file="package.json", setting=f"dependencies.https://ci:{GITHUB}", new_value="1.0.0"),
         ],
         discoveries=[f"AWS creds {AWS_ACCESS} live in ~/.aws/credentials"],
         next_steps=[f"Revoke {GITLAB} and {SLACK_BOT}"],
@@ -330,6 +332,7 @@ def test_redact_summary() -> None:
     assert (level.old_value, level.new_value) == ("info", "debug")
     removed = changes[(".env", "OLD_TOKEN")]
     assert (removed.old_value, removed.new_value) == ("[REDACTED:secret]", "(removed)")
+    assert ("package.json", "dependencies.https://ci:[REDACTED:github-token]") in changes
     assert out.next_steps == ["Revoke [REDACTED:gitlab-token] and [REDACTED:slack-token]"]
     assert summary.config_changes is not None
     assert summary.config_changes[0].old_value == PLAIN_PASSWORD  # the original is untouched

@@ -25,8 +25,9 @@ def redact_summary(summary: EnhancedSessionSummary, redactor: Redactor) -> Enhan
     itself when the same rules already redacted exactly this content (a summary is redacted once,
     and any change made to it since is redacted again).
 
-    Config changes keep `file` and `setting` readable; their old and new values are redacted as
-    values of that setting in that file, so the key-name and `.env` rules apply to them.
+    Config changes keep `file` and `setting` readable (only a secret inside them is redacted);
+    their old and new values are redacted as values of that setting in that file, so the
+    key-name and `.env` rules apply to them.
     """
     if summary._redacted is not None and summary._redacted == (redactor.signature, _digest(summary)):
         return summary
@@ -41,6 +42,9 @@ def redact_summary(summary: EnhancedSessionSummary, redactor: Redactor) -> Enhan
             if change[name] is not None and change[name] != REMOVED:
                 change[name] = redactor.redact_value(change[name], setting, file)
         change["reason"] = redactor.redact(change["reason"])
+        # A name is no hiding place: the text rules leave `tool.ruff.line-length` as it is and
+        # take a token out of a name a command made (`dependencies.https://u:<token>@…`).
+        change["file"], change["setting"] = redactor.redact(file), redactor.redact(setting)
         changes.append(change)
     if summary.config_changes is not None:
         data["config_changes"] = changes

@@ -423,6 +423,9 @@ def test_a_package_managers_add_and_remove_change_its_manifest(tmp_path: Path) -
     t.bash("cd .. && cargo add serde --features derive", "    Adding serde v1.0.210 to dependencies")
     t.bash("npm install -g pnpm", "added 1 package")  # global: no manifest of the project
     t.bash("cat > setup.sh <<'EOF'\ncd app && npm install left-pad\nEOF", "")  # a script written, not run
+    t.bash(
+        "npm install is-odd && npm uninstall is-odd", "added 1 package\nremoved 1 package"
+    )  # tried, undone
 
     changes = extract_config_changes(t.read(tmp_path))
 

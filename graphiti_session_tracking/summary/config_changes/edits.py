@@ -12,7 +12,7 @@ from graphiti_session_tracking.transcripts import Session, ToolCall, ToolKind
 from .._sentences import cut, split_sentences
 from ..files import relative_path, written_file
 from ..model import ConfigChange
-from .diff import _limit, diff_settings
+from .diff import REMOVED, _limit, diff_settings
 from .formats import config_parser
 from .installs import install_changes
 from .manifests import parse_requirements
@@ -70,6 +70,8 @@ def extract_config_changes(session: Session) -> list[ConfigChange]:
             merged[(file, setting)] = ConfigChange(
                 file=file, setting=setting, old_value=None, new_value=value
             )
+        elif earlier.old_value is None and value == REMOVED:
+            del merged[(file, setting)]  # added and removed again: no change
         else:
             earlier.new_value = value
     return [c for c in merged.values() if c.old_value != c.new_value]

@@ -130,10 +130,10 @@ def install_changes(session: Session) -> Iterator[tuple[str, str, str]]:
             for target in moves:  # a command that only moves: where it ends, without reading it all
                 folder = _moved(folder, target.strip("'\""))
             continue
-        printed = _printed_versions(call) if ok else {}
+        printed = _printed_versions(call)
         for where, words in _segments(command, folder):
             folder = where  # the last is where the line leaves the shell
-            for manifest, setting, value in _changes(words, printed) if ok else ():
+            for manifest, setting, value in _changes(words, printed):
                 path = posixpath.normpath(posixpath.join(where, manifest)) if where else manifest
                 yield relative_path(path, session.project_root), setting, value
 
@@ -203,8 +203,8 @@ def _changes(words: list[str], printed: dict[str, str]) -> Iterator[tuple[str, s
             skip = False
         elif word in _VALUED:
             skip = True
-        elif not word.startswith("-") and not word.startswith((".", "/")):
-            packages.append(word)
+        elif not word.startswith(("-", ".", "/")) and ":" not in word:
+            packages.append(word)  # a path, URL or `git+…` spec names no package: left out
     for package in packages:
         m = _SPEC.match(package)
         if m is None:
