@@ -8,34 +8,37 @@
 // Every parameter but $limit may be null (no filter). With $file, the rows that name the file
 // come first (names_file true), then those that only share a session with it; newest first.
 // `holds` is false once a later decision reversed it (`superseded_by` its sessions, `until` when).
+// The decisions are chosen before any relation is followed: a record's created_at is its
+// session's end (the MADE_DECISION edge's valid_at) and it carries its session_id, so filters,
+// order and limit need no traversal, and only the rows shown are joined to their session.
 // with $file:
 // The file first (cheap): the sessions that modified it and the records that name it.
 OPTIONAL MATCH (f:Entity:File {path: $file})
 OPTIONAL MATCH (ms:Entity:Session)-[_r1:RELATES_TO]->(f) WHERE _r1.name + '' = 'MODIFIED_FILE'
-WITH f, collect(DISTINCT ms.uuid) AS modifying
+WITH f, collect(DISTINCT ms.group_id + '/' + ms.session_id) AS modifying
 OPTIONAL MATCH (nr:Entity:Decision)-[_r2:RELATES_TO]->(f) WHERE _r2.name + '' = 'AFFECTS_FILE'
 WITH modifying, collect(DISTINCT nr.uuid) AS naming
 // end with $file
-MATCH (s:Entity:Session)-[r:RELATES_TO]->(d:Entity:Decision)
-WHERE r.name + '' = 'MADE_DECISION'
-  AND ($group_id IS NULL OR d.group_id = $group_id)
-  AND ($session IS NULL OR s.session_id STARTS WITH $session)
-  AND ($since IS NULL OR r.valid_at >= $since)
-  AND ($until IS NULL OR r.valid_at <= $until)
+MATCH (d:Entity:Decision)
+WHERE ($group_id IS NULL OR d.group_id = $group_id)
+  AND ($session IS NULL OR d.session_id STARTS WITH $session)
+  AND ($since IS NULL OR d.created_at >= $since)
+  AND ($until IS NULL OR d.created_at <= $until)
   AND ($text IS NULL
        OR toLower(d.decision) CONTAINS toLower($text)
        OR toLower(coalesce(d.rationale, '')) CONTAINS toLower($text))
   AND ($min_confidence IS NULL OR coalesce(d.confidence, -1.0) >= $min_confidence)
 // with $file:
-  AND (s.uuid IN modifying OR d.uuid IN naming)
-WITH s, r, d, d.uuid IN naming AS names_file
+  AND ((d.group_id + '/' + d.session_id) IN modifying OR d.uuid IN naming)
+WITH d, d.uuid IN naming AS names_file
 // end with $file
 // without $file:
-WITH s, r, d, false AS names_file
+WITH d, false AS names_file
 // end without $file
-WITH s, r, d, names_file
-ORDER BY names_file DESC, r.valid_at DESC, d.decision
+WITH d, names_file
+ORDER BY names_file DESC, d.created_at DESC, d.decision
 LIMIT $limit
+MATCH (s:Entity:Session)-[r:RELATES_TO]->(d) WHERE r.name + '' = 'MADE_DECISION'
 OPTIONAL MATCH (d)-[_r3:RELATES_TO]->(af:Entity:File) WHERE _r3.name + '' = 'AFFECTS_FILE'
 WITH s, r, d, names_file, collect(DISTINCT af.path) AS files
 // Whether it still holds: a later decision of the project that reverses it SUPERSEDES it.

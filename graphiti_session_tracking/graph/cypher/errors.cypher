@@ -8,35 +8,38 @@
 // then those that only share a session with it; newest first. Each row says how often the same
 // error (its signature, linked by SEEN_BEFORE) was hit in the project, first and last, and the
 // latest fix recorded for it.
+// The errors are chosen before any relation to their session is followed: a record's
+// created_at is its session's end (the RESOLVED_ERROR edge's valid_at) and it carries its
+// session_id, so filters, order and limit need no traversal.
 // with $file:
 // The file first (cheap): the sessions that modified it and the records that name it.
 OPTIONAL MATCH (f:Entity:File {path: $file})
 OPTIONAL MATCH (ms:Entity:Session)-[_r1:RELATES_TO]->(f) WHERE _r1.name + '' = 'MODIFIED_FILE'
-WITH f, collect(DISTINCT ms.uuid) AS modifying
+WITH f, collect(DISTINCT ms.group_id + '/' + ms.session_id) AS modifying
 OPTIONAL MATCH (nr:Entity:ErrorResolution)-[_r2:RELATES_TO]->(f) WHERE _r2.name + '' = 'AFFECTS_FILE'
 WITH modifying, collect(DISTINCT nr.uuid) AS naming
 // end with $file
-MATCH (s:Entity:Session)-[r:RELATES_TO]->(e:Entity:ErrorResolution)
-WHERE r.name + '' = 'RESOLVED_ERROR'
-  AND ($group_id IS NULL OR e.group_id = $group_id)
-  AND ($session IS NULL OR s.session_id STARTS WITH $session)
-  AND ($since IS NULL OR r.valid_at >= $since)
-  AND ($until IS NULL OR r.valid_at <= $until)
+MATCH (e:ErrorResolution)  // its own label alone: given Entity too, FalkorDB may scan every entity
+WHERE ($group_id IS NULL OR e.group_id = $group_id)
+  AND ($session IS NULL OR e.session_id STARTS WITH $session)
+  AND ($since IS NULL OR e.created_at >= $since)
+  AND ($until IS NULL OR e.created_at <= $until)
   AND ($text IS NULL OR toLower(e.error) CONTAINS toLower($text))
   AND ($root_cause IS NULL OR toLower(coalesce(e.root_cause, '')) CONTAINS toLower($root_cause))
 // with $seen_before:
   AND ((e)-[:RELATES_TO]->(:Entity:ErrorResolution) OR (:Entity:ErrorResolution)-[:RELATES_TO]->(e))
 // end with $seen_before
 // with $file:
-  AND (s.uuid IN modifying OR e.uuid IN naming)
-WITH s, r, e, e.uuid IN naming AS names_file
+  AND ((e.group_id + '/' + e.session_id) IN modifying OR e.uuid IN naming)
+WITH e, e.uuid IN naming AS names_file
 // end with $file
 // without $file:
-WITH s, r, e, false AS names_file
+WITH e, false AS names_file
 // end without $file
-WITH s, r, e, names_file
-ORDER BY names_file DESC, r.valid_at DESC, e.error
+WITH e, names_file
+ORDER BY names_file DESC, e.created_at DESC, e.error
 LIMIT $limit  // the rest is read for these rows only (an error links to another only by SEEN_BEFORE)
+MATCH (s:Entity:Session)-[r:RELATES_TO]->(e) WHERE r.name + '' = 'RESOLVED_ERROR'
 OPTIONAL MATCH (e)-[_r3:RELATES_TO]->(af:Entity:File) WHERE _r3.name + '' = 'AFFECTS_FILE'
 WITH s, r, e, names_file, collect(DISTINCT af.path) AS files
 // Both directions, one at a time (FalkorDB follows an undirected pattern one way only).
