@@ -96,6 +96,57 @@ def test_yaml_nested_key(tmp_path: Path) -> None:
     )
 
 
+COMPOSE = "services:\n  web:\n    image: nginx:1.25\n  db:\n    image: postgres:15\n"
+
+
+def test_a_fragment_edit_of_a_file_a_command_showed_whole_gets_its_parents(tmp_path: Path) -> None:
+    """Codex and Gemini read files with `cat` or `sed -n '1,Np'` and edit fragments: the file as
+    shown is what the edit applies to, and later edits apply to what the earlier ones made."""
+    t = TranscriptBuilder()
+    t.user("Upgrade postgres, then nginx.")
+    t.bash("sed -n '1,200p' docker-compose.yml", COMPOSE)
+    t.edit("docker-compose.yml", "    image: postgres:15", "    image: postgres:16")
+    t.edit("docker-compose.yml", "    image: nginx:1.25", "    image: nginx:1.27")
+
+    changes = extract_config_changes(t.read(tmp_path))
+
+    assert [(c.setting, c.old_value, c.new_value) for c in changes] == [
+        ("services.web.image", "nginx:1.25", "nginx:1.27"),
+        ("services.db.image", "postgres:15", "postgres:16"),
+    ]
+
+
+def test_a_part_of_a_file_or_a_mix_of_files_is_never_taken_for_the_file(tmp_path: Path) -> None:
+    first_lines = "services:\n  web:\n"  # `sed` stopped where it was told to: not the whole file
+    for command, output in (
+        ("sed -n '1,2p' docker-compose.yml", first_lines),
+        ("cat docker-compose.yml other.yml", COMPOSE + "x: 1\n"),
+        ("cat docker-compose.yml | head -3", COMPOSE),
+        ("cd deploy && cat docker-compose.yml", COMPOSE),
+        (
+            "cat docker-compose.yml",
+            "services:\n[... omitted 2 of 5 lines ...]\n  db:\n    image: postgres:15\n",
+        ),
+    ):
+        t = TranscriptBuilder()
+        t.bash(command, output)
+        t.edit("docker-compose.yml", "    image: postgres:15", "    image: postgres:16")
+
+        [change] = extract_config_changes(t.read(tmp_path))
+
+        assert change.setting == "image", command  # the fragment alone: no parents known
+
+
+def test_an_edit_that_does_not_fit_the_shown_text_keeps_to_its_fragment(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.bash("cat docker-compose.yml", COMPOSE)
+    t.edit("docker-compose.yml", "    image: redis:7", "    image: redis:8")  # changed since it was shown
+
+    [change] = extract_config_changes(t.read(tmp_path))
+
+    assert (change.setting, change.old_value, change.new_value) == ("image", "redis:7", "redis:8")
+
+
 def test_package_json_dependency_version(tmp_path: Path) -> None:
     before = json.dumps({"name": "web", "dependencies": {"lodash": "^4.17.20", "react": "^18.2.0"}}, indent=2)
     t = TranscriptBuilder()

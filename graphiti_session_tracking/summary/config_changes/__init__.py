@@ -2,8 +2,9 @@
 
 Each successful Edit/MultiEdit/Write of a config file is turned into "before" and "after" text,
 both parsed into flat `setting → value` maps by the file's format, and compared. The whole file is
-used when the transcript holds it (Claude Code's `toolUseResult.originalFile`), so a TOML key gets
-its `[section]` and a YAML key its parents; otherwise only the edited fragment is compared.
+used when the transcript holds it (Claude Code's `toolUseResult.originalFile`, or the file as a
+command showed it whole: `cat`, `sed -n '1,Np'`), so a TOML key gets its `[section]` and a YAML
+key its parents; otherwise only the edited fragment is compared.
 
 Choices: `.gitignore`, Makefile and Justfile are not settings files (their lines are patterns and
 recipes, not key → value) and are left to `files_modified`; a removed setting is reported with
@@ -11,10 +12,11 @@ new value "(removed)"; a setting changed several times is one record (first old 
 value), and dropped when it ends where it started. Values stay text, cut to VALUE_LIMIT.
 
 One module per step: `edits` (the session's edits of each file, their texts before and after,
-and the reason the assistant gave), `formats` (which files are configuration, and their parser),
-the parsers by format (`keyvalue`: TOML, INI, .env; `yaml_json`; `manifests`: requirements,
-Dockerfile, Maven/MSBuild) on `settings` (the flat map they share), `diff` (what changed), and
-`installs` (dependencies a package manager's command added or removed, no file tool involved).
+and the reason the assistant gave), `shown` (a file's whole text as a command printed it),
+`formats` (which files are configuration, and their parser), the parsers by format (`keyvalue`:
+TOML, INI, .env; `yaml_json`; `manifests`: requirements, Dockerfile, Maven/MSBuild) on `settings`
+(the flat map they share), `diff` (what changed), and `installs` (dependencies a package
+manager's command added or removed, no file tool involved).
 """
 
 from .diff import REMOVED, diff_settings

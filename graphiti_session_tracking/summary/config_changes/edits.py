@@ -17,6 +17,7 @@ from .formats import config_parser
 from .installs import install_changes
 from .manifests import parse_requirements
 from .settings import Settings
+from .shown import shown_file
 
 _REASON_LIMIT = 300
 
@@ -40,15 +41,22 @@ def extract_config_changes(session: Session) -> list[ConfigChange]:
     """
     reasons = _reasons_by_call(session)
     files: dict[str, _FileEdits] = {}
+    shown: dict[str, str] = {}  # each file's whole text as last shown by a command or an edit
     for call in session.tool_calls:
+        if (seen := shown_file(call)) is not None:
+            shown[relative_path(seen[0], session.project_root)] = seen[1]
+            continue
         path = written_file(call)
         if path is None or "notebook_path" in call.input:  # a notebook is not configuration
             continue
         parse = config_parser(path)
         if parse is None:
             continue
-        edits = files.setdefault(relative_path(path, session.project_root), _FileEdits(parse))
-        edits.add(call, reasons.get(call.id, ""))
+        file = relative_path(path, session.project_root)
+        edits = files.setdefault(file, _FileEdits(parse))
+        after = edits.add(call, reasons.get(call.id, ""), shown.pop(file, None))
+        if after is not None:
+            shown[file] = after
     merged: dict[tuple[str, str], ConfigChange] = {}
     for file, edits in files.items():
         for setting, old, new, reason in edits.changes():
@@ -82,27 +90,30 @@ class _FileEdits:
 
     def __init__(self, parse: Callable[[str], Settings]) -> None:
         self.parse = parse
-        self.calls: list[tuple[ToolCall, str]] = []
+        self.calls: list[tuple[ToolCall, str, str | None]] = []
         self.first: str | None = None  # the text before the first edit (None: the file was new)
         self.last: str | None = None  # the text after the last edit, while edits are whole
         self.whole = True
 
-    def add(self, call: ToolCall, reason: str) -> None:
-        pairs, whole = _before_after(call)
-        if not self.calls:
+    def add(self, call: ToolCall, reason: str, shown: str | None) -> str | None:
+        """Take in one edit of the file; `shown` is its whole text as last seen, when the call
+        carries none. Returns the whole text after the edit, when known."""
+        pairs, whole = _before_after(call, shown)
+        self.calls.append((call, reason, shown))
+        if len(self.calls) == 1:
             self.first = pairs[0][0] if whole else None
-        self.calls.append((call, reason))
         self.whole = self.whole and whole
         self.last = pairs[0][1] if whole else None
+        return self.last
 
     def changes(self) -> Iterator[tuple[str, str | None, str, str]]:
-        reason = next((r for _, r in self.calls if r), "")
+        reason = next((r for _, r, _ in self.calls if r), "")
         if self.whole and self.last is not None:
             for setting, old, new in _diff(self.first, self.last, self.parse):
                 yield setting, old, new, reason
             return
-        for call, call_reason in self.calls:
-            for before, after in _before_after(call)[0]:
+        for call, call_reason, shown in self.calls:
+            for before, after in _before_after(call, shown)[0]:
                 for setting, old, new in _diff(before, after, self.parse):
                     yield setting, old, new, call_reason
 
@@ -120,13 +131,15 @@ def _diff(
     yield from diff_settings(old, new, whole_before=before is not None)
 
 
-def _before_after(call: ToolCall) -> tuple[list[tuple[str | None, str]], bool]:
+def _before_after(call: ToolCall, shown: str | None = None) -> tuple[list[tuple[str | None, str]], bool]:
     """The file's text before and after the call, whole when known (True), else the edited
-    fragments (False). A Write that replaced a file it did not show is not whole."""
+    fragments (False). The text before is the call's own copy of the file (Claude Code's), else
+    `shown`, the file as the session last saw it whole. A Write that replaced a file it did not
+    show is not whole."""
     structured: dict[str, Any] = (call.result.structured if call.result else None) or {}
     args = call.full_input  # the whole edit: `input` holds only the start of long texts
     original = structured.get("originalFile")
-    original = original if isinstance(original, str) else None
+    original = original if isinstance(original, str) else shown
     if call.kind is ToolKind.WRITE:
         content = structured.get("content")
         after = content if isinstance(content, str) else _whole(args.get("content"))
