@@ -11,13 +11,21 @@
 // The errors are chosen before any relation to their session is followed: a record's
 // created_at is its session's end (the RESOLVED_ERROR edge's valid_at) and it carries its
 // session_id, so filters, order and limit need no traversal.
+// with $seen_before:
+// The errors linked to another by SEEN_BEFORE, found in one pass over those links.
+OPTIONAL MATCH (a:ErrorResolution)-[sb:RELATES_TO]->(b:ErrorResolution) WHERE sb.name + '' = 'SEEN_BEFORE'
+WITH collect(DISTINCT a.uuid) + collect(DISTINCT b.uuid) AS linked
+// end with $seen_before
+// without $seen_before:
+WITH null AS linked
+// end without $seen_before
 // with $file:
 // The file first (cheap): the sessions that modified it and the records that name it.
 OPTIONAL MATCH (f:Entity:File {path: $file})
 OPTIONAL MATCH (ms:Entity:Session)-[_r1:RELATES_TO]->(f) WHERE _r1.name + '' = 'MODIFIED_FILE'
-WITH f, collect(DISTINCT ms.group_id + '/' + ms.session_id) AS modifying
+WITH linked, f, collect(DISTINCT ms.group_id + '/' + ms.session_id) AS modifying
 OPTIONAL MATCH (nr:Entity:ErrorResolution)-[_r2:RELATES_TO]->(f) WHERE _r2.name + '' = 'AFFECTS_FILE'
-WITH modifying, collect(DISTINCT nr.uuid) AS naming
+WITH linked, modifying, collect(DISTINCT nr.uuid) AS naming
 // end with $file
 MATCH (e:ErrorResolution)  // its own label alone: given Entity too, FalkorDB may scan every entity
 WHERE ($group_id IS NULL OR e.group_id = $group_id)
@@ -27,7 +35,7 @@ WHERE ($group_id IS NULL OR e.group_id = $group_id)
   AND ($text IS NULL OR toLower(e.error) CONTAINS toLower($text))
   AND ($root_cause IS NULL OR toLower(coalesce(e.root_cause, '')) CONTAINS toLower($root_cause))
 // with $seen_before:
-  AND ((e)-[:RELATES_TO]->(:Entity:ErrorResolution) OR (:Entity:ErrorResolution)-[:RELATES_TO]->(e))
+  AND e.uuid IN linked
 // end with $seen_before
 // with $file:
   AND ((e.group_id + '/' + e.session_id) IN modifying OR e.uuid IN naming)
