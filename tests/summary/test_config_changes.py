@@ -137,6 +137,27 @@ def test_a_part_of_a_file_or_a_mix_of_files_is_never_taken_for_the_file(tmp_path
         assert change.setting == "image", command  # the fragment alone: no parents known
 
 
+def test_a_read_tool_that_returns_the_file_as_written_shows_it_whole(tmp_path: Path) -> None:
+    """Gemini CLI's read_file returns the file's text as it is; a numbered listing (Claude Code's
+    `1→`) or a read of a part is not the file."""
+    for read_input, output, setting in (
+        ({"file_path": "/p/docker-compose.yml"}, COMPOSE, "services.db.image"),
+        ({"file_path": "/p/docker-compose.yml", "offset": 3}, COMPOSE, "image"),
+        (
+            {"file_path": "/p/docker-compose.yml"},
+            "".join(f"{n:6}→{line}\n" for n, line in enumerate(COMPOSE.splitlines(), 1)),
+            "image",
+        ),
+    ):
+        t = TranscriptBuilder()
+        t.call("Read", read_input, output)
+        t.edit("docker-compose.yml", "    image: postgres:15", "    image: postgres:16")
+
+        [change] = extract_config_changes(t.read(tmp_path))
+
+        assert change.setting == setting, read_input
+
+
 def test_an_edit_that_does_not_fit_the_shown_text_keeps_to_its_fragment(tmp_path: Path) -> None:
     t = TranscriptBuilder()
     t.bash("cat docker-compose.yml", COMPOSE)

@@ -1,7 +1,8 @@
-"""A configuration file's whole text as a shell command showed it to the agent (`cat ci.yml`,
-`sed -n '1,200p' Cargo.toml` that printed fewer lines than asked): the text an edit of only a
-fragment applies to, so that its settings get their sections and parents. Codex CLI and Gemini
-CLI read files this way; their edits carry no copy of the file, as Claude Code's do."""
+"""A configuration file's whole text as the agent was shown it: by a shell command (`cat ci.yml`,
+`sed -n '1,200p' Cargo.toml` that printed fewer lines than asked) or a read tool that returns the
+file as it is (Gemini CLI's `read_file`). It is the text an edit of only a fragment applies to,
+so that its settings get their sections and parents: Codex CLI's and Gemini CLI's edits carry no
+copy of the file, as Claude Code's do."""
 
 from __future__ import annotations
 
@@ -14,14 +15,30 @@ from graphiti_session_tracking.transcripts import ToolCall, ToolKind
 # `sed -n '1,200p' FILE` (or `1,200 p`): the first 200 lines; whole when fewer came out.
 _FIRST_LINES = re.compile(r"1,(\d+)\s*p")
 # An agent's own cut of a long output (Codex: `[... omitted 120 of 480 lines ...]`).
-_OMITTED = re.compile(r"^\s*\[?\s*(?:\.\.\.|…)[^\n]*\b(?:omitted|truncated)\b", re.IGNORECASE | re.MULTILINE)
+_OMITTED = re.compile(
+    r"^\s*(?:\[?\s*(?:\.\.\.|…)|\[)[^\n]*\b(?:omitted|truncated)\b", re.IGNORECASE | re.MULTILINE
+)
+# A read tool's listing with line numbers (Claude Code's `  12→`, OpenCode's `00012| `): not the
+# file as written.
+_NUMBERED = re.compile(r"^\s*\d+(?:→|\| |\t)", re.MULTILINE)
+# A read tool's input that asks for part of the file.
+_PART = frozenset({"offset", "limit", "start_line", "end_line", "line_range", "lines"})
 
 
 def shown_file(call: ToolCall) -> tuple[str, str] | None:
-    """(path as written, whole text) when the call is one command that printed one file whole:
-    `cat FILE`, or `sed -n '1,Np' FILE` that printed fewer than N lines. Anything more (a pipe,
-    several files, a `cd`, a range from elsewhere) shows a part or a mix, never taken for the file."""
-    if call.kind is not ToolKind.COMMAND or not call.succeeded or call.result is None:
+    """(path as written, whole text) when the call showed one file whole: a read of all of it that
+    returns its text as written, `cat FILE`, or `sed -n '1,Np' FILE` that printed fewer than N
+    lines. Anything more (a pipe, several files, a `cd`, a range, line numbers, an output the
+    agent cut) shows a part or a mix, never taken for the file."""
+    if not call.succeeded or call.result is None or _OMITTED.search(call.result.text):
+        return None
+    text = call.result.text
+    if call.kind is ToolKind.READ:
+        path = call.input.get("file_path")
+        if not isinstance(path, str) or _PART & set(call.input) or _NUMBERED.search(text):
+            return None
+        return (posixpath.normpath(path), text) if text.strip() and not text.startswith("<") else None
+    if call.kind is not ToolKind.COMMAND:
         return None
     command = call.input.get("command")
     if not isinstance(command, str) or any(c in command for c in "|;&<>`$\n"):
@@ -30,7 +47,6 @@ def shown_file(call: ToolCall) -> tuple[str, str] | None:
         words = shlex.split(command)
     except ValueError:
         return None
-    text = call.result.text
     if len(words) == 2 and words[0] == "cat" and not words[1].startswith("-"):
         path = words[1]
     elif len(words) == 4 and words[:2] == ["sed", "-n"] and (first := _FIRST_LINES.fullmatch(words[2])):
@@ -39,6 +55,6 @@ def shown_file(call: ToolCall) -> tuple[str, str] | None:
         path = words[3]
     else:
         return None
-    if not text.strip() or path.startswith("-") or _OMITTED.search(text):
+    if not text.strip() or path.startswith("-"):
         return None
     return posixpath.normpath(path), text
