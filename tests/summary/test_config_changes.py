@@ -383,7 +383,9 @@ def test_a_new_job_with_its_steps_is_one_record() -> None:
     ]
 
 
-def test_several_entries_added_to_a_map_are_one_record() -> None:
+def test_each_entry_added_to_a_map_is_its_own_setting() -> None:
+    """One row per setting, as a careful reader writes them down: two new dependencies are two
+    settings, each with its version (a new file is summarized per top-level setting instead)."""
     from graphiti_session_tracking.summary.config_changes import diff_settings, parse_json
 
     before = json.dumps({"devDependencies": {"nodemon": "^3.1.10"}})
@@ -391,7 +393,8 @@ def test_several_entries_added_to_a_map_are_one_record() -> None:
         {"devDependencies": {"nodemon": "^3.1.10", "@types/node": "^22.0.0", "typescript": "^5.5.0"}}
     )
     assert list(diff_settings(parse_json(before), parse_json(after))) == [
-        ("devDependencies", None, "added @types/node ^22.0.0, typescript ^5.5.0")
+        ("devDependencies.@types/node", None, "^22.0.0"),
+        ("devDependencies.typescript", None, "^5.5.0"),
     ]
 
 
