@@ -11,40 +11,36 @@
 // The errors are chosen before any relation to their session is followed: a record's
 // created_at is its session's end (the RESOLVED_ERROR edge's valid_at) and it carries its
 // session_id, so filters, order and limit need no traversal.
-// with $seen_before:
-// The errors linked to another by SEEN_BEFORE, found in one pass over those links.
-OPTIONAL MATCH (a:ErrorResolution)-[sb:RELATES_TO]->(b:ErrorResolution) WHERE sb.name + '' = 'SEEN_BEFORE'
-WITH collect(DISTINCT a.uuid) + collect(DISTINCT b.uuid) AS linked
-// end with $seen_before
-// without $seen_before:
-WITH null AS linked
-// end without $seen_before
 // with $file:
 // The file first (cheap): the sessions that modified it and the records that name it.
 OPTIONAL MATCH (f:Entity:File {path: $file})
 OPTIONAL MATCH (ms:Entity:Session)-[_r1:RELATES_TO]->(f) WHERE _r1.name + '' = 'MODIFIED_FILE'
-WITH linked, f, collect(DISTINCT ms.group_id + '/' + ms.session_id) AS modifying
+WITH f, collect(DISTINCT ms.group_id + '/' + ms.session_id) AS modifying
 OPTIONAL MATCH (nr:Entity:ErrorResolution)-[_r2:RELATES_TO]->(f) WHERE _r2.name + '' = 'AFFECTS_FILE'
-WITH linked, modifying, collect(DISTINCT nr.uuid) AS naming
+WITH modifying, collect(DISTINCT nr.uuid) AS naming
 // end with $file
+// without $file:
+WITH [] AS modifying, [] AS naming
+// end without $file
+// with $seen_before:
+// Only errors hit again: both ends of the SEEN_BEFORE links, found in one pass over them.
+MATCH (a:ErrorResolution)-[sb:RELATES_TO]->(b:ErrorResolution) WHERE sb.name + '' = 'SEEN_BEFORE'
+UNWIND [a, b] AS e
+WITH DISTINCT modifying, naming, e
+// end with $seen_before
+// without $seen_before:
 MATCH (e:ErrorResolution)  // its own label alone: given Entity too, FalkorDB may scan every entity
+// end without $seen_before
 WHERE ($group_id IS NULL OR e.group_id = $group_id)
   AND ($session IS NULL OR e.session_id STARTS WITH $session)
   AND ($since IS NULL OR e.created_at >= $since)
   AND ($until IS NULL OR e.created_at <= $until)
   AND ($text IS NULL OR toLower(e.error) CONTAINS toLower($text))
   AND ($root_cause IS NULL OR toLower(coalesce(e.root_cause, '')) CONTAINS toLower($root_cause))
-// with $seen_before:
-  AND e.uuid IN linked
-// end with $seen_before
 // with $file:
   AND ((e.group_id + '/' + e.session_id) IN modifying OR e.uuid IN naming)
-WITH e, e.uuid IN naming AS names_file
 // end with $file
-// without $file:
-WITH e, false AS names_file
-// end without $file
-WITH e, names_file
+WITH e, e.uuid IN naming AS names_file
 ORDER BY names_file DESC, e.created_at DESC, e.error
 LIMIT $limit  // the rest is read for these rows only (an error links to another only by SEEN_BEFORE)
 MATCH (s:Entity:Session)-[r:RELATES_TO]->(e) WHERE r.name + '' = 'RESOLVED_ERROR'
