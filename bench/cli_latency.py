@@ -6,8 +6,9 @@ Builds a FalkorDB Lite database of N generated sessions (10 projects; bench/inge
 summaries) once, then times each `query` command, `search`, and `ingest` of the unchanged tree as
 separate processes (median of the runs, after one warm-up run each). Each query twice: as a
 person at the prompt sees it (`--table`: the first 50 rows), and in a pipe (every row, plain).
-Goals: every query <= 0.25 s at the prompt with the server warm (issue: at 5,000 sessions),
-`search` <= 0.5 s, unchanged ingest <= 0.3 s. PYTHONDONTWRITEBYTECODE is dropped from the environment: an installed
+Goals: every query <= 0.25 s at the prompt with the server warm (issue: at 5,000 sessions) and
+<= 0.6 s cold (the file's shared server stopped: started and loaded by the query), `search` <= 0.5 s,
+unchanged ingest <= 0.3 s. PYTHONDONTWRITEBYTECODE is dropped from the environment: an installed
 package has its compiled bytecode, and this machine's setting would make every run compile every
 module again.
 """
@@ -27,6 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
 
 from ingest import generate
+
+from graphiti_session_tracking.graph.falkordblite import IDLE_ENV, registry_file
 
 CLI = [sys.executable, "-m", "graphiti_session_tracking"]
 
@@ -93,6 +96,29 @@ def main() -> None:
             )
             mark = "ok" if seconds <= goal else f"> {goal}"
             print(f"{name:<40} {seconds:>8.3f} {seconds / baseline:>17.1f} {mark}")
+        seconds = cold([*CLI, "query", "commits", "--table", "--db", db], args.runs, env, Path(db))
+        mark = "ok" if seconds <= 0.6 else "> 0.6"
+        print(
+            f"{'query commits --table, server cold':<40} {seconds:>8.3f} {seconds / baseline:>17.1f} {mark}"
+        )
+
+
+def cold(command: list[str], runs: int, env: dict[str, str], db: Path) -> float:
+    """Median wall time of `command` when the file's shared server is not running: each run waits
+    for the server to stop (it does half a second after its last user here) and starts it anew."""
+    env = {**env, IDLE_ENV: "0.5"}
+    subprocess.run(command, capture_output=True, env=env)  # the server now stops soon after use
+    times = []
+    for _ in range(runs):
+        deadline = time.monotonic() + 60
+        while registry_file(db).exists():
+            if time.monotonic() > deadline:
+                raise SystemExit(f"the server of {db} did not stop")
+            time.sleep(0.1)
+        started = time.perf_counter()
+        subprocess.run(command, capture_output=True, check=True, env=env)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
 
 
 if __name__ == "__main__":
