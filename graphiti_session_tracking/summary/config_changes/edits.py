@@ -90,7 +90,7 @@ class _FileEdits:
 
     def __init__(self, parse: Callable[[str], Settings]) -> None:
         self.parse = parse
-        self.calls: list[tuple[ToolCall, str, str | None]] = []
+        self.calls: list[tuple[list[tuple[str | None, str]], str]] = []  # each call's texts, reason
         self.first: str | None = None  # the text before the first edit (None: the file was new)
         self.last: str | None = None  # the text after the last edit, while edits are whole
         self.whole = True
@@ -99,7 +99,7 @@ class _FileEdits:
         """Take in one edit of the file; `shown` is its whole text as last seen, when the call
         carries none. Returns the whole text after the edit, when known."""
         pairs, whole = _before_after(call, shown)
-        self.calls.append((call, reason, shown))
+        self.calls.append((pairs, reason))
         if len(self.calls) == 1:
             self.first = pairs[0][0] if whole else None
         self.whole = self.whole and whole
@@ -107,13 +107,13 @@ class _FileEdits:
         return self.last
 
     def changes(self) -> Iterator[tuple[str, str | None, str, str]]:
-        reason = next((r for _, r, _ in self.calls if r), "")
+        reason = next((r for _, r in self.calls if r), "")
         if self.whole and self.last is not None:
             for setting, old, new in _diff(self.first, self.last, self.parse):
                 yield setting, old, new, reason
             return
-        for call, call_reason, shown in self.calls:
-            for before, after in _before_after(call, shown)[0]:
+        for pairs, call_reason in self.calls:
+            for before, after in pairs:
                 for setting, old, new in _diff(before, after, self.parse):
                     yield setting, old, new, call_reason
 
