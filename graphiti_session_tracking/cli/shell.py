@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+import msgspec
 from rich.console import Console
 
 from graphiti_session_tracking.config import BACKENDS, AppConfig, ConfigError, GraphConfig, load_config
@@ -167,7 +168,7 @@ def graph_config(opts: dict[str, Any], *, writable: bool | None = True) -> tuple
         )
         if value is not None
     }
-    graph = graph.model_copy(update=updates)
+    graph = msgspec.structs.replace(graph, **updates)
     try:
         if writable is not None:
             check_location(graph, writable=writable)

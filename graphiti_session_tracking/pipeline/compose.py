@@ -17,6 +17,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from graphiti_session_tracking.config import GRAPHITI_HOME, AppConfig, ConfigError, GraphConfig
 from graphiti_session_tracking.graph.backends import BackendLost, open_backend
 from graphiti_session_tracking.group_id import GroupId
@@ -64,7 +66,7 @@ class Pipeline:
         self.config = config
         self.graph = graph
         llm = config.llm_settings
-        self.llm = llm if use_llm is None else llm.model_copy(update={"enabled": use_llm})
+        self.llm = llm if use_llm is None else msgspec.structs.replace(llm, enabled=use_llm)
         # The config's fixed group, when it names one, for runs that do not ask for another.
         self.group_id = GroupId(config.group_id) if config.group_id else None
 
@@ -152,7 +154,7 @@ class Pipeline:
     @property
     def classification_cache(self) -> Path:
         settings = self.config.session_tracking.summarization
-        return (
+        return Path(
             settings.tool_classification_cache or GRAPHITI_HOME / "tool_classification_cache.json"
         ).expanduser()
 

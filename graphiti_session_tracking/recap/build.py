@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 from pydantic import BaseModel, Field
 
 from graphiti_session_tracking.config import ConfigError
@@ -286,7 +287,7 @@ async def _prose(pipeline: Pipeline, story: str, objective: str, budget: int) ->
 
     from graphiti_session_tracking.llm import make_llm_client
 
-    settings = pipeline.llm.model_copy(update={"enabled": True})
+    settings = msgspec.structs.replace(pipeline.llm, enabled=True)
     client = make_llm_client(settings, pipeline.redactor)
     if client is None:
         return None

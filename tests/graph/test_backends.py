@@ -12,6 +12,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import msgspec
 import psutil
 import pytest
 
@@ -238,7 +239,7 @@ async def test_unreachable_neo4j_names_the_uri() -> None:
 
 
 async def test_wrong_neo4j_password_is_a_backend_error(neo4j_config: GraphConfig) -> None:
-    config = neo4j_config.model_copy(update={"password": "wrong-password"})
+    config = msgspec.structs.replace(neo4j_config, password="wrong-password")
     with pytest.raises(BackendError, match="cannot reach Neo4j"):
         async with open_backend(config):
             pass

@@ -42,7 +42,7 @@ def _yaml(tmp_path: Path, text: str) -> Path:
 
 
 def _embedding(dimensions: int) -> AppConfig:
-    return AppConfig.model_validate({"embedder": {"enabled": True, "dimensions": dimensions}})
+    return AppConfig.validate({"embedder": {"enabled": True, "dimensions": dimensions}})
 
 
 def test_a_matching_config_yaml_gives_no_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -55,6 +55,6 @@ def test_the_config_switch() -> None:
     """On by default (no key, no download); `embedder.local.enabled: false` turns it off."""
     assert AppConfig().embedder_settings.local is True
     assert isinstance(build_pipeline(AppConfig()).local_embedder, LocalEmbedder)
-    off = AppConfig.model_validate({"embedder": {"local": {"enabled": False}}})
+    off = AppConfig.validate({"embedder": {"local": {"enabled": False}}})
     assert off.embedder_settings.local is False
     assert build_pipeline(off).local_embedder is None

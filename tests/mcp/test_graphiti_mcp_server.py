@@ -34,7 +34,7 @@ async def _call(session: ClientSession, tool: str, **arguments: Any) -> dict[str
 
 
 def _server_config(tmp_path: Path, graph: GraphConfig, fake: FakeOpenAI) -> Path:
-    ours = AppConfig.model_validate({"embedder": {"enabled": True, "dimensions": DIMENSIONS}})
+    ours = AppConfig.validate({"embedder": {"enabled": True, "dimensions": DIMENSIONS}})
     advice = advise(ours, graph, [APP], None)
     assert advice.warnings == []
     blocks = advice.blocks

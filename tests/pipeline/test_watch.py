@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from conftest import TRANSCRIPTS, _wipe_neo4j, backend_cli_args
 from fake_openai import FakeOpenAI, Reply, llm_config
@@ -504,8 +505,8 @@ def test_two_ingests_and_a_watch_at_once_equal_one_ingest(graph_config: GraphCon
             _wipe_neo4j(graph_config)
             reference_config = graph_config
         else:
-            reference_config = graph_config.model_copy(
-                update={"db_path": tmp_path / "reference" / "g.falkordb"}
+            reference_config = msgspec.structs.replace(
+                graph_config, db_path=tmp_path / "reference" / "g.falkordb"
             )
         fresh_config = tmp_path / "reference.config.json"
         fresh_config.write_text(

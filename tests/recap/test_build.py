@@ -97,7 +97,7 @@ async def test_with_an_llm_one_call_writes_the_chosen_lines_as_prose(
 
     monkeypatch.setenv("OPENAI_API_KEY", "test")
     with FakeOpenAI() as fake:
-        config = AppConfig.model_validate(
+        config = AppConfig.validate(
             {
                 "llm": {"default_model": "m", "openai": {"base_url": fake.base_url}},
                 "session_tracking": {"auto_summarize": True},
