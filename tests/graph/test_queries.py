@@ -810,3 +810,35 @@ async def test_an_unchanged_session_ingested_again_under_new_rules_is_restamped(
         "MATCH (s:Entity:Session) WHERE s.group_id = $group_id RETURN s.redaction AS stamp", group_id=APP
     )
     assert {r["stamp"] for r in records} == {writer.redactor.signature}
+
+
+@pytest.mark.parametrize(
+    ("name", "filters"),
+    [("decisions", {}), ("decisions", {"since": "2020-01-01"}), ("errors", {}), ("errors", {"text": "e"})],
+)
+async def test_many_groups_read_whole_only_the_rows_shown(
+    written: Backend, name: str, filters: dict[str, Any]
+) -> None:
+    """Over several projects a cut query first asks each for its best rows' sort keys, then reads
+    whole only the rows that make the cut: the same rows, in the same order, as reading all."""
+    every = await run_query(written, name, **filters)
+    if not written.graph_per_group:  # one Neo4j database: one query, nothing to choose between
+        assert await run_query(written, name, limit=1, **filters) == every[:1]
+        return
+    asked: list[tuple[str | None, str]] = []
+    read = written.read
+
+    async def spy(group: str | None, text: str, params: dict[str, Any]) -> list[Any]:
+        asked.append((group, text))
+        return await read(group, text, params)
+
+    written.read = spy  # type: ignore[method-assign]
+    try:
+        for limit in range(1, len(every) + 2):
+            asked.clear()
+            assert await run_query(written, name, limit=limit, **filters) == every[:limit]
+            whole = {group for group, text in asked if "$chosen" in text}
+            assert whole == {row["group_id"] for row in every[:limit]}
+    finally:
+        del written.read
+    assert len({row["group_id"] for row in every}) > 1  # rows of several groups to choose between

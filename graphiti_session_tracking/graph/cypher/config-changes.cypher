@@ -9,7 +9,7 @@
 // The changes are filtered, and unless $current also ordered and cut, by their own fields (a
 // record's created_at is its session's end, the edge's valid_at) before the relation to their
 // session is followed; whether a value is still in force is on that relation (invalid_at).
-MATCH (c:Entity:ConfigChange)
+MATCH (c:ConfigChange)
 WHERE ($group_id IS NULL OR c.group_id = $group_id)
   AND ($session IS NULL OR c.session_id STARTS WITH $session)
   AND ($since IS NULL OR c.created_at >= $since)

@@ -19,7 +19,7 @@ WITH f, collect(DISTINCT ms.group_id + '/' + ms.session_id) AS modifying
 OPTIONAL MATCH (nr:Entity:Decision)-[_r2:RELATES_TO]->(f) WHERE _r2.name + '' = 'AFFECTS_FILE'
 WITH modifying, collect(DISTINCT nr.uuid) AS naming
 // end with $file
-MATCH (d:Entity:Decision)
+MATCH (d:Decision)  // its own label alone: given Entity too, FalkorDB checks every row's labels again
 WHERE ($group_id IS NULL OR d.group_id = $group_id)
   AND ($session IS NULL OR d.session_id STARTS WITH $session)
   AND ($since IS NULL OR d.created_at >= $since)
@@ -28,6 +28,9 @@ WHERE ($group_id IS NULL OR d.group_id = $group_id)
        OR toLower(d.decision) CONTAINS toLower($text)
        OR toLower(coalesce(d.rationale, '')) CONTAINS toLower($text))
   AND ($min_confidence IS NULL OR coalesce(d.confidence, -1.0) >= $min_confidence)
+// with $chosen:
+  AND d.uuid IN $chosen
+// end with $chosen
 // with $file:
   AND ((d.group_id + '/' + d.session_id) IN modifying OR d.uuid IN naming)
 WITH d, d.uuid IN naming AS names_file
@@ -38,6 +41,7 @@ WITH d, false AS names_file
 WITH d, names_file
 ORDER BY names_file DESC, d.created_at DESC, d.decision
 LIMIT $limit
+// keys: RETURN d.uuid AS uuid, names_file, d.created_at AS valid_at, d.decision AS decision
 MATCH (s:Entity:Session)-[r:RELATES_TO]->(d) WHERE r.name + '' = 'MADE_DECISION'
 OPTIONAL MATCH (d)-[_r3:RELATES_TO]->(af:Entity:File) WHERE _r3.name + '' = 'AFFECTS_FILE'
 WITH s, r, d, names_file, collect(DISTINCT af.path) AS files

@@ -37,12 +37,16 @@ WHERE ($group_id IS NULL OR e.group_id = $group_id)
   AND ($until IS NULL OR e.created_at <= $until)
   AND ($text IS NULL OR toLower(e.error) CONTAINS toLower($text))
   AND ($root_cause IS NULL OR toLower(coalesce(e.root_cause, '')) CONTAINS toLower($root_cause))
+// with $chosen:
+  AND e.uuid IN $chosen
+// end with $chosen
 // with $file:
   AND ((e.group_id + '/' + e.session_id) IN modifying OR e.uuid IN naming)
 // end with $file
 WITH e, e.uuid IN naming AS names_file
 ORDER BY names_file DESC, e.created_at DESC, e.error
 LIMIT $limit  // the rest is read for these rows only (an error links to another only by SEEN_BEFORE)
+// keys: RETURN e.uuid AS uuid, names_file, e.created_at AS valid_at, e.error AS error
 MATCH (s:Entity:Session)-[r:RELATES_TO]->(e) WHERE r.name + '' = 'RESOLVED_ERROR'
 OPTIONAL MATCH (e)-[_r3:RELATES_TO]->(af:Entity:File) WHERE _r3.name + '' = 'AFFECTS_FILE'
 WITH s, r, e, names_file, collect(DISTINCT af.path) AS files

@@ -7,7 +7,7 @@
 // agent: claude-code, codex, gemini-cli, opencode; sessions stored before agents were recorded
 // are Claude Code's), $limit.
 // Every parameter but $threshold and $limit may be null (no filter). Newest first without $activity.
-MATCH (s:Entity:Session)
+MATCH (s:Session)
 WHERE ($group_id IS NULL OR s.group_id = $group_id)
   AND ($agent IS NULL OR coalesce(s.agent, 'claude-code') = $agent)
   AND ($text IS NULL OR toLower(coalesce(s.objective, '')) CONTAINS toLower($text))

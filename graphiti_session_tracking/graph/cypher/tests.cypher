@@ -4,7 +4,7 @@
 // Every parameter but $limit may be null (no filter). Oldest first.
 // The runs are filtered, ordered and cut by their own fields (a record's created_at is its
 // session's end, the edge's valid_at) before the relation to their session is followed.
-MATCH (t:Entity:TestRun)
+MATCH (t:TestRun)
 WHERE ($group_id IS NULL OR t.group_id = $group_id)
   AND ($session IS NULL OR t.session_id STARTS WITH $session)
   AND ($since IS NULL OR t.created_at >= $since)
