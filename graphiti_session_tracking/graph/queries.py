@@ -218,7 +218,9 @@ async def _choose(
     `limit` by their sort keys alone: the walk from a record to its session and files costs most
     of the query, and ten projects asked for 50 rows each would walk 500 to show 50."""
     found = await asyncio.gather(*(backend.read(group, head, params) for group in groups))
-    candidates = [{**_row(r), "_group": group} for group, records in zip(groups, found) for r in records]
+    candidates = [
+        {**_row(r), "_group": group} for group, records in zip(groups, found, strict=True) for r in records
+    ]
     chosen: dict[str | None, list[str]] = {}
     for row in _ordered(name, candidates)[:limit]:
         chosen.setdefault(row["_group"], []).append(row["uuid"])
