@@ -7,12 +7,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
 from conftest import TRANSCRIPTS
 
-from graphiti_session_tracking.redact import Redactor, is_secret_key, redact_mapping
+from graphiti_session_tracking.redact import Gate, Redactor, is_secret_key, redact_mapping
 from graphiti_session_tracking.summary.model import (
     ConfigChange,
     DecisionRecord,
@@ -472,3 +473,29 @@ def test_the_library_rules_are_kept_so_a_later_process_need_not_import_it(tmp_pa
     kept.write_text('[["twilio", "(unclosed", 0, 0]]')
     assert run()[1:] == ["[REDACTED:twilio-api-key]", "here", "True"]
     assert run()[-1] == "False" and "(unclosed" not in kept.read_text()
+
+
+def test_rows_written_redacted_lose_only_their_control_characters() -> None:
+    title = "\x1b]0;pwned\x07"
+    row = {
+        "decision": f"use sk-proj-{'Q7fK2mZp9XwL4vB8nR3tY6uH1jD5sG0aE'}{title}",
+        "plain": "kept",
+        "confidence": 0.9,
+        "holds": True,
+        "until": None,
+        "files": ["a.py", f"b{title}.py"],
+        "nested": MappingProxyType({"x": f"\u202e{title}y"}),
+        "pair": ("ok", "\x07bell"),
+    }
+    assert Gate().data([row], redacted=True) == [
+        {
+            "decision": "use sk-proj-Q7fK2mZp9XwL4vB8nR3tY6uH1jD5sG0aE",  # trusted: not redacted again
+            "plain": "kept",
+            "confidence": 0.9,
+            "holds": True,
+            "until": None,
+            "files": ["a.py", "b.py"],
+            "nested": {"x": "y"},
+            "pair": ["ok", "bell"],
+        }
+    ]
