@@ -505,6 +505,11 @@ def _start_keeper(path: Path, *, writer: bool) -> dict[str, Any]:
         umask=0o077,
     )
     assert keeper.stdout is not None
+    # The server takes a while to load a large file (0.3 s at 5,000 sessions): meanwhile this
+    # process imports the client it will talk to it with, which it would do next anyway.
+    import falkordb.asyncio  # noqa: F401
+    import redis.asyncio  # noqa: F401
+
     with keeper.stdout:
         first = keeper.stdout.readline().decode("utf-8", "replace").strip()
     if first != "ready":
