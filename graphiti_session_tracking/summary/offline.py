@@ -11,6 +11,7 @@ from graphiti_session_tracking.transcripts import Message, Session
 from .commits import extract_commits
 from .config_changes import extract_config_changes
 from .decisions import extract_decisions
+from .decisions.plans import plan_request
 from .errors import extract_errors_resolved, forget_judged
 from .files import relative_path, written_file
 from .model import EnhancedSessionSummary, Outcome
@@ -98,7 +99,7 @@ def objective(session: Session) -> str:
     for message in thread:
         if message.is_human:
             # The start is enough for a 500-character objective; a pasted 50 MB log is not read.
-            text = " ".join(_REMINDER.sub(" ", message.text[:20_000]).split())
+            text = " ".join(_request(_REMINDER.sub(" ", message.text[:20_000])).split())
             if text and not _WRAPPER.match(text) and not _GO_AHEAD.match(text):
                 return _cut(text)
     for message in thread:
@@ -108,6 +109,21 @@ def objective(session: Session) -> str:
                 command = found.group(1) if found.group(1).startswith("/") else "/" + found.group(1)
                 return _cut(" ".join(f"{command} {found.group(2) or ''}".split()))
     return _cut(" ".join(session.summaries[0].split())) if session.summaries else ""
+
+
+# A prompt template's slot for what the person typed (Spec Kit's commands: `## User Input`, then
+# their words in a fenced block, then the template's own instructions).
+_USER_INPUT = re.compile(r"^\s*#{1,6}\s*User Input\s*\n\s*```[\w-]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
+
+
+def _request(text: str) -> str:
+    """The request a wrapper carries: an approved plan's title and purpose, or the person's input
+    in a prompt template; any other text as it is. An empty template slot leaves the template."""
+    plan = plan_request(text)
+    if plan is not None:
+        return plan
+    given = _USER_INPUT.match(text)
+    return given.group(1) if given and given.group(1).strip() else text
 
 
 def _main_thread(session: Session) -> list[Message]:

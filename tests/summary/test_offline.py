@@ -116,6 +116,21 @@ def test_seeded_error_then_fix_yields_an_error_resolution(tmp_path: Path) -> Non
             ["This session is being continued from a previous conversation that ran out of context.", "ok"],
             "",
         ),
+        (  # an approved plan handed over: its title and what it is for, not its Markdown
+            [
+                "Implement the following plan:\n\n# Plan: Make `evaluate` the default subcommand\n\n"
+                "## Context\n\nRunning `cli --url x` fails. Users must type `evaluate`.\n\n"
+                "## Steps\n\n1. Change main.ts"
+            ],
+            "Implement the plan: Make evaluate the default subcommand. Running cli --url x fails.",
+        ),
+        (  # a prompt template's slot for the person's words (Spec Kit)
+            [
+                "## User Input\n\n```text\nA Blazor site that computes the support table\n```\n\n"
+                "You **MUST** consider the user input before proceeding (if not empty).\n\n## Outline"
+            ],
+            "A Blazor site that computes the support table",
+        ),
     ],
 )
 def test_objective_is_the_first_real_request(tmp_path: Path, turns: list[str], expected: str) -> None:

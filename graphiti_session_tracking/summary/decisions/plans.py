@@ -41,6 +41,29 @@ def _plans(session: Session) -> Iterator[_Found]:
             yield from _plan(_IMPLEMENT_PLAN.sub("", message.text, count=1), message.line)
 
 
+def plan_request(text: str) -> str | None:
+    """What a message that hands over an approved plan asks for, as a reader would put it: the
+    plan's title and the first sentence of its context ("Implement the plan: Make `evaluate` the
+    default CLI subcommand. Running … fails."); None for any other message."""
+    start = _IMPLEMENT_PLAN.match(text)
+    if start is None:
+        return None
+    sections = _sections(text[start.end() :])
+    titled = [(heading, lines) for heading, lines in sections if heading]
+    title = (
+        re.sub(r"^(?:implementation\s+)?plan\s*:\s*", "", titled[0][0], flags=re.IGNORECASE) if titled else ""
+    )
+    why = next((lines for heading, lines in sections if _WHY.match(heading)), None)
+    prose = why or next((lines for _, lines in sections if lines), [])
+    sentences = split_sentences(" ".join(prose))
+    first = sentences[0].text.strip() if sentences else ""
+    return " ".join(
+        part
+        for part in (f"Implement the plan: {title.rstrip('.')}." if title else "Implement the plan:", first)
+        if part
+    )
+
+
 def _turned_down(text: str) -> bool:
     return bool(re.search(r"doesn't want to proceed|rejected|not approved", text, re.IGNORECASE))
 
