@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import cli
 
-from graphiti_session_tracking.config import AppConfig, ConfigError, json_schema, load_config
+from graphiti_session_tracking.config import AppConfig, ConfigError, json_schema, load_config, starter_config
 
 ROOT = Path(__file__).resolve().parents[1]
 FORK = ROOT / "tests" / "fixtures" / "config" / "fork-graphiti.config.json"
@@ -59,6 +59,36 @@ def _write(tmp_path: Path, data: object, name: str = "graphiti.config.json") -> 
 def test_shipped_schema_is_generated_from_the_models() -> None:
     shipped = json.loads((ROOT / "graphiti.config.schema.json").read_text())
     assert shipped == json_schema(), "run: graphiti-sessions config schema > graphiti.config.schema.json"
+
+
+@pytest.mark.parametrize(
+    ("data", "valid"),
+    [
+        (json.loads(FORK.read_text()), True),
+        (SPEC_8_2, True),
+        (starter_config(), True),
+        ({"future_section": {"x": 1}, "logging": {"level": "DEBUG"}}, True),
+        ({"session_tracking": {"filter": {"tool_call": True}}}, False),
+        ({"database": {"backend": "neo5"}}, False),
+        ({"session_tracking": {"keep_length_days": 0}}, False),
+        ({"embedder": {"dimensions": "1536"}}, False),
+        ({"project": {"default_group_id": "no spaces"}}, False),
+    ],
+)
+def test_an_editor_checking_the_schema_agrees_with_the_loader(
+    tmp_path: Path, data: dict[str, object], valid: bool
+) -> None:
+    """What an editor flags with the shipped schema is what `load_config` refuses, and no more."""
+    from jsonschema import Draft202012Validator
+
+    validator = Draft202012Validator(json_schema())
+    errors = list(validator.iter_errors(data))
+    assert (not errors) == valid, errors
+    if valid:
+        load_config(_write(tmp_path, data))
+    else:
+        with pytest.raises(ConfigError):
+            load_config(_write(tmp_path, data))
 
 
 @pytest.mark.parametrize(
