@@ -48,8 +48,6 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import IO, Any
 
-import psutil
-
 from graphiti_session_tracking.private_files import open_private, private_folder, write_private
 
 LOCK_WAIT_S = 30.0  # the start lock is held for a start or an attach: long only while a big file loads
@@ -553,6 +551,7 @@ def _clean_stale(path: Path) -> None:
 
 
 def _is_keeper(pid: int, path: Path) -> bool:
+    import psutil  # here: a cold start needs none of it before the server is spawned
     try:
         command = psutil.Process(pid).cmdline()
     except psutil.Error:
@@ -576,6 +575,7 @@ def _refuse_foreign_server(path: Path) -> None:
 
 def _is_redis_server(pid: int) -> bool:
     """A running redis-server (a killed one not yet reaped by its parent is not)."""
+    import psutil
     try:
         process = psutil.Process(pid)
         return "redis-server" in process.name() and process.status() != psutil.STATUS_ZOMBIE
@@ -584,6 +584,7 @@ def _is_redis_server(pid: int) -> bool:
 
 
 def terminate(pid: int, timeout: float = 15.0) -> None:
+    import psutil
     try:
         process = psutil.Process(pid)
         process.send_signal(signal.SIGTERM)
