@@ -842,3 +842,31 @@ async def test_many_groups_read_whole_only_the_rows_shown(
     finally:
         del written.read
     assert len({row["group_id"] for row in every}) > 1  # rows of several groups to choose between
+
+
+@pytest.mark.parametrize("name", ["decisions", "errors"])
+@pytest.mark.parametrize("filtered", [False, True])
+async def test_the_walk_from_each_record_checks_no_labels(
+    falkordb_config: Any, name: str, filtered: bool
+) -> None:
+    """FalkorDB checks a label at a traversal's far end again for every row: the walk from each
+    record to its files and to its earlier or later occurrences was half the time of a query of
+    every row (65 → 33 ms for a 500-session project's 1,000 decisions). The relation's name says
+    what is at the far end (AFFECTS_FILE a File, SUPERSEDES and SEEN_BEFORE a record of its kind)."""
+    from graphiti_session_tracking.graph.backends import open_backend
+    from graphiti_session_tracking.graph.queries import _without_unused_filters, query_params
+
+    filters: dict[str, Any] = {"file": "a.py", "seen_before": True} if filtered else {}
+    filters = {k: v for k, v in filters.items() if k in QUERY_FILTERS[name]}
+    async with open_backend(falkordb_config) as backend:
+        driver = await backend.driver_for("plans")
+        await driver.execute_query("CREATE (:Entity:Session {uuid: 'x'})")
+        params = {**query_params(FALKORDB, name, filters), "group_id": None, "limit": 5}
+        plan = str(
+            await backend.client.select_graph("plans").explain(
+                _without_unused_filters(cypher(name), filters), params
+            )
+        ).splitlines()
+    walks = [line for line in plan if "Traverse" in line and re.search(r"\((?:af|earlier|later|b)\b", line)]
+    assert walks, "\n".join(plan)
+    assert not [line for line in walks if re.search(r"\((?:af|earlier|later|b):", line)], "\n".join(plan)

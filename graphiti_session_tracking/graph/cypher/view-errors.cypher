@@ -6,9 +6,11 @@ WHERE r.name + '' = 'RESOLVED_ERROR' AND e.group_id = $group_id AND s.session_id
 WITH r, e
 ORDER BY e.error
 LIMIT $limit
-OPTIONAL MATCH (e)-[_r1:RELATES_TO]->(af:Entity:File) WHERE _r1.name + '' = 'AFFECTS_FILE'
+// A traversal's far end carries no label: the relation's name says what it is, and FalkorDB checks
+// a label again for every row (half the time of a query of every row).
+OPTIONAL MATCH (e)-[_r1:RELATES_TO]->(af) WHERE _r1.name + '' = 'AFFECTS_FILE'
 WITH r, e, collect(DISTINCT af.path) AS files
-OPTIONAL MATCH (e)-[_r2:RELATES_TO]->(earlier:Entity:ErrorResolution) WHERE _r2.name + '' = 'SEEN_BEFORE'
+OPTIONAL MATCH (e)-[_r2:RELATES_TO]->(earlier) WHERE _r2.name + '' = 'SEEN_BEFORE'
 WITH r, e, files,
      collect(DISTINCT CASE WHEN earlier IS NULL THEN null
                            ELSE [earlier.session_id, coalesce(earlier.fix, '')] END) AS seen_before
