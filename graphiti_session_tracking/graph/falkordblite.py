@@ -552,6 +552,7 @@ def _clean_stale(path: Path) -> None:
 
 def _is_keeper(pid: int, path: Path) -> bool:
     import psutil  # here: a cold start needs none of it before the server is spawned
+
     try:
         command = psutil.Process(pid).cmdline()
     except psutil.Error:
@@ -576,6 +577,7 @@ def _refuse_foreign_server(path: Path) -> None:
 def _is_redis_server(pid: int) -> bool:
     """A running redis-server (a killed one not yet reaped by its parent is not)."""
     import psutil
+
     try:
         process = psutil.Process(pid)
         return "redis-server" in process.name() and process.status() != psutil.STATUS_ZOMBIE
@@ -585,6 +587,7 @@ def _is_redis_server(pid: int) -> bool:
 
 def terminate(pid: int, timeout: float = 15.0) -> None:
     import psutil
+
     try:
         process = psutil.Process(pid)
         process.send_signal(signal.SIGTERM)
