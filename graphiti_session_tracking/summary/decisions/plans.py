@@ -43,8 +43,8 @@ def _plans(session: Session) -> Iterator[_Found]:
 
 def plan_request(text: str) -> str | None:
     """What a message that hands over an approved plan asks for, as a reader would put it: the
-    plan's title and the first sentence of its context ("Implement the plan: Make `evaluate` the
-    default CLI subcommand. Running … fails."); None for any other message."""
+    plan's title and the first sentence of its context, as plain text ("Implement the plan: Make
+    evaluate the default CLI subcommand. Running … fails."); None for any other message."""
     start = _IMPLEMENT_PLAN.match(text)
     if start is None:
         return None
