@@ -162,7 +162,7 @@ def triage(
     if since is not None and datetime.fromtimestamp(now.mtime, tz=since.tzinfo) < since:
         return None
     record = None if ledger is None or force else ledger.get(source)
-    state, offset = ("new", 0) if ledger is None or force else classify_source(source, record)
+    state, offset = ("new", 0) if ledger is None or force else classify_source(source, record, now)
     if record is not None and group_id is not None and record.group_id != group_id:
         state, offset = "new", 0  # asked for in another group: read whole and moved there
     return None if state == "unchanged" else (state, offset)
