@@ -710,6 +710,21 @@ async def test_a_record_carries_its_session_and_its_time(written: Backend) -> No
     assert checked >= 8
 
 
+async def _plan(falkordb_config: Any, name: str, filters: dict[str, Any]) -> list[str]:
+    """FalkorDB's plan of a canned query with these filters (on a nearly empty graph), line by line."""
+    from graphiti_session_tracking.graph.backends import open_backend
+    from graphiti_session_tracking.graph.queries import _without_unused_filters, query_params
+
+    async with open_backend(falkordb_config) as backend:
+        driver = await backend.driver_for("plans")
+        await driver.execute_query("CREATE (:Entity:Session {uuid: 'x'})")
+        params = {**query_params(FALKORDB, name, filters), "group_id": None, "limit": 5}
+        plan = await backend.client.select_graph("plans").explain(
+            _without_unused_filters(cypher(name), filters), params
+        )
+    return str(plan).splitlines()
+
+
 @pytest.mark.parametrize(
     ("name", "filters"),
     [
@@ -726,18 +741,7 @@ async def test_record_queries_follow_relations_for_the_rows_shown_only(
 ) -> None:
     """At 5,000 sessions following every record to its session cost more than the rest of a query
     (8.5 against 5.2 ms a project for decisions): the plan cuts to $limit first."""
-    from graphiti_session_tracking.graph.backends import open_backend
-    from graphiti_session_tracking.graph.queries import _without_unused_filters, query_params
-
-    async with open_backend(falkordb_config) as backend:
-        driver = await backend.driver_for("plans")
-        await driver.execute_query("CREATE (:Entity:Session {uuid: 'x'})")
-        params = {**query_params(FALKORDB, name, filters), "group_id": None, "limit": 5}
-        plan = str(
-            await backend.client.select_graph("plans").explain(
-                _without_unused_filters(cypher(name), filters), params
-            )
-        ).splitlines()
+    plan = await _plan(falkordb_config, name, filters)
     to_session = [i for i, line in enumerate(plan) if "[r:RELATES_TO]" in line and "Session" in line]
     limits = [i for i, line in enumerate(plan) if line.strip().startswith("Limit")]
     # The plan prints its last step first: the walk to the session sits above the deepest limit.
@@ -853,20 +857,8 @@ async def test_the_walk_from_each_record_checks_no_labels(
     record to its files and to its earlier or later occurrences was half the time of a query of
     every row (65 → 33 ms for a 500-session project's 1,000 decisions). The relation's name says
     what is at the far end (AFFECTS_FILE a File, SUPERSEDES and SEEN_BEFORE a record of its kind)."""
-    from graphiti_session_tracking.graph.backends import open_backend
-    from graphiti_session_tracking.graph.queries import _without_unused_filters, query_params
-
     filters: dict[str, Any] = {"file": "a.py", "seen_before": True} if filtered else {}
-    filters = {k: v for k, v in filters.items() if k in QUERY_FILTERS[name]}
-    async with open_backend(falkordb_config) as backend:
-        driver = await backend.driver_for("plans")
-        await driver.execute_query("CREATE (:Entity:Session {uuid: 'x'})")
-        params = {**query_params(FALKORDB, name, filters), "group_id": None, "limit": 5}
-        plan = str(
-            await backend.client.select_graph("plans").explain(
-                _without_unused_filters(cypher(name), filters), params
-            )
-        ).splitlines()
+    plan = await _plan(falkordb_config, name, {k: v for k, v in filters.items() if k in QUERY_FILTERS[name]})
     walks = [line for line in plan if "Traverse" in line and re.search(r"\((?:af|earlier|later|b)\b", line)]
     assert walks, "\n".join(plan)
     assert not [line for line in walks if re.search(r"\((?:af|earlier|later|b):", line)], "\n".join(plan)
