@@ -169,7 +169,8 @@ async def run_query(
     Rows from several groups (FalkorDB graphs) are merged in the query's own order, then cut to
     `limit`.
     """
-    text = _without_unused_filters(cypher(name), filters)
+    source = cypher(name)
+    text = _without_unused_filters(source, filters)
     if limit is not None and limit < 1:
         raise QueryError("limit must be at least 1")
     params = {
@@ -187,7 +188,7 @@ async def run_query(
     keys = _KEYS.search(text)
     if keys is not None and len(groups) > 1 and limit is not None:
         chosen = await _choose(backend, name, text[: keys.start()] + keys.group(1), params, groups, limit)
-        text = _without_unused_filters(cypher(name), {**filters, "chosen": True})
+        text = _without_unused_filters(source, {**filters, "chosen": True})
         asked = [(group, {**params, "chosen": uuids, "limit": len(uuids)}) for group, uuids in chosen.items()]
     else:
         asked = [(group, params) for group in groups]

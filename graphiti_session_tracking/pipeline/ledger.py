@@ -200,7 +200,7 @@ class Ledger:
     def session_state(self, path: Path) -> Session | None:
         """The parsed session as it was after the last read, to continue from (None if unusable)."""
         row = self._db.execute(
-            "SELECT session_state FROM sources WHERE path = ?", (str(path.resolve()),)
+            "SELECT session_state FROM sources WHERE path = ?", (resolved(path),)
         ).fetchone()
         if not row or row[0] is None:
             return None
@@ -221,16 +221,16 @@ class Ledger:
     ) -> None:
         """Record a source as ingested; `session` is the parsed session as `encode_session` bytes,
         already redacted (transcripts/state.py: about 100 bytes a tool call)."""
-        resolved = path.resolve()
+        real = Path(resolved(path))
         try:
-            now = source_state(resolved)
-            digest = source_hash(resolved, now)
+            now = source_state(real)
+            digest = source_hash(real, now)
             size = now.size
-            if resolved.suffix == ".jsonl" and size > byte_offset and _line_after(resolved, byte_offset):
+            if real.suffix == ".jsonl" and size > byte_offset and _line_after(real, byte_offset):
                 # Lines appended after the read stopped (while it summarized): record the size that
                 # was read, so the next run sees the transcript as grown instead of unchanged.
                 size = byte_offset
-            tail = tail_hash(resolved, byte_offset) if resolved.suffix == ".jsonl" else ""
+            tail = tail_hash(real, byte_offset) if real.suffix == ".jsonl" else ""
         except (OSError, ValueError):  # ValueError: an OpenCode database that cannot be read
             return  # removed (or unreadable) since it was read: its session is written, nothing to remember
         state = session
@@ -239,7 +239,7 @@ class Ledger:
                 "INSERT OR REPLACE INTO sources (path, size, mtime_ns, content_hash, byte_offset, tail_hash, "
                 "session_id, group_id, summary_version, session_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
-                    str(resolved),
+                    str(real),
                     size,
                     now.mtime_ns,
                     digest,
@@ -263,7 +263,7 @@ class Ledger:
 
     def forget(self, path: Path) -> None:
         with self._transaction() as db:
-            db.execute("DELETE FROM sources WHERE path = ?", (str(path.resolve()),))
+            db.execute("DELETE FROM sources WHERE path = ?", (resolved(path),))
 
     def count(self) -> int:
         return int(self._db.execute("SELECT count(*) FROM sources").fetchone()[0])
