@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
-import tempfile
 from pathlib import Path
 from typing import IO, Any, Literal
 
@@ -52,6 +50,9 @@ def write_private(path: Path, data: str | bytes, *, keep_mode: bool = False, fsy
     """Write `path` whole or not at all (a 0600 temporary file beside it, then a rename), so it is
     private from its first byte. `keep_mode`: a file that exists keeps its mode (a file the user
     named, such as a project's settings.json); a new one is 0600 all the same."""
+    import shutil  # here: every command imports this module, few write a file
+    import tempfile
+
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:

@@ -487,7 +487,8 @@ def test_rows_written_redacted_lose_only_their_control_characters() -> None:
         "nested": MappingProxyType({"x": f"\u202e{title}y"}),
         "pair": ("ok", "\x07bell"),
     }
-    assert Gate().data([row], redacted=True) == [
+    gate = Gate()
+    assert gate.data([row], redacted=True) == [
         {
             "decision": "use sk-proj-Q7fK2mZp9XwL4vB8nR3tY6uH1jD5sG0aE",  # trusted: not redacted again
             "plain": "kept",
@@ -499,3 +500,6 @@ def test_rows_written_redacted_lose_only_their_control_characters() -> None:
             "pair": ["ok", "bell"],
         }
     ]
+    # Nor are the rules compiled for it: the stamp to compare with is known without them.
+    assert gate._redactor is None and gate.signature == Redactor().signature
+    assert Gate(Redactor(allowlist=["x"])).signature != gate.signature

@@ -20,9 +20,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .redactor import Redactor
+from .signature import rules_signature
+
+if TYPE_CHECKING:
+    from .redactor import Redactor
 
 __all__ = ["Gate", "strip_controls"]
 
@@ -62,7 +65,19 @@ class Gate:
     """Redaction and control-character removal for everything leaving the tool."""
 
     def __init__(self, redactor: Redactor | None = None) -> None:
-        self.redactor = redactor or Redactor()
+        self._redactor = redactor
+        # The stamp of the rules this gate redacts with, known before they are compiled: rows a
+        # query finds stamped with it only lose their controls, and the patterns (tens of
+        # milliseconds to compile) are never needed.
+        self.signature = redactor.signature if redactor is not None else rules_signature()
+
+    @property
+    def redactor(self) -> Redactor:
+        if self._redactor is None:
+            from .redactor import Redactor
+
+            self._redactor = Redactor()
+        return self._redactor
 
     def text(self, text: str) -> str:
         return strip_controls(self.redactor.redact(text)) if text else text

@@ -22,7 +22,6 @@ never matched again.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import posixpath
 import re
@@ -30,11 +29,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .signature import RULES_VERSION, rules_signature
 from .tokens import GLUED, LONGEST_GROUP, OWN_RULES, library_may_match, library_rules
-
-# Raised when the rules take more than before: stores kept under older rules (the ingest ledger)
-# pass the current ones once, and a summary redacted under older ones is redacted again.
-RULES_VERSION = 2
 
 __all__ = ["RULES_VERSION", "Redactor", "is_secret_key", "redact_mapping", "redact_pasted_tokens"]
 
@@ -296,9 +292,7 @@ class Redactor:
         self.on_secret: Callable[[str, str], None] | None = None
         self._extra = tuple((kind, re.compile(pattern)) for kind, pattern in extra_patterns)
         # Which rules these are: a summary redacted by an equal redactor need not be again.
-        self.signature = hashlib.sha256(
-            repr((RULES_VERSION, tuple(extra_patterns), tuple(allowlist))).encode("utf-8")
-        ).hexdigest()[:16]
+        self.signature = rules_signature(extra_patterns, allowlist)
         self._allow_exact = frozenset(a for a in allowlist if not a.startswith("re:"))
         allow_res = [a[3:] for a in allowlist if a.startswith("re:")]
         self._allow_re = re.compile("|".join(f"(?:{p})" for p in allow_res)) if allow_res else None

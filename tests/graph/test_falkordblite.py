@@ -304,3 +304,26 @@ async def test_a_live_server_of_another_program_on_the_file_is_refused(tmp_path:
                 pass
     finally:
         other.client.shutdown(save=True, now=True)
+
+
+def test_a_process_is_read_from_proc_as_psutil_sees_it() -> None:
+    # The shared server's record is checked on every warm start; Linux's /proc answers without
+    # importing psutil, and must say what psutil says: arguments, the server's name, a zombie.
+    from graphiti_session_tracking.graph.falkordblite import _command_line, _is_redis_server
+
+    assert _command_line(os.getpid()) == psutil.Process().cmdline()
+    sleeper = subprocess.Popen(["sleep", "30"])
+    deadline = time.monotonic() + 5
+    while psutil.Process(sleeper.pid).cmdline() != ["sleep", "30"] and time.monotonic() < deadline:
+        time.sleep(0.05)  # until it has exec'd
+    try:
+        assert _command_line(sleeper.pid) == ["sleep", "30"]
+        assert not _is_redis_server(sleeper.pid)
+    finally:
+        sleeper.kill()
+    deadline = time.monotonic() + 5
+    while psutil.Process(sleeper.pid).status() != psutil.STATUS_ZOMBIE and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _command_line(sleeper.pid) is None  # a zombie has no arguments left
+    sleeper.wait()
+    assert _command_line(sleeper.pid) is None and not _is_redis_server(sleeper.pid)

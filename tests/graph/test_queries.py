@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 from conftest import TRANSCRIPTS
 
-from graphiti_session_tracking.graph import queries
 from graphiti_session_tracking.graph.backends import Backend
 from graphiti_session_tracking.graph.dialect import FALKORDB, NEO4J
 from graphiti_session_tracking.graph.queries import (
@@ -763,13 +762,10 @@ async def _plant(backend: Backend, group: str, text: str) -> None:
     )
 
 
-async def test_rows_of_sessions_written_by_todays_rules_are_not_redacted_twice(
-    written: Backend, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_rows_of_sessions_written_by_todays_rules_are_not_redacted_twice(written: Backend) -> None:
     # The writer stamps each session with the rules that redacted it; a row of a group whose every
-    # session carries today's stamp only loses its control characters on the way out (asked for
-    # when a query returns many rows: here, any).
-    monkeypatch.setattr(queries, "_FEW_ROWS", 0)
+    # session carries today's stamp only loses its control characters on the way out, however
+    # few its rows.
     driver = await written.driver_for(APP)
     records, _, _ = await driver.execute_query(
         "MATCH (s:Entity:Session) WHERE s.group_id = $group_id RETURN s.redaction AS stamp", group_id=APP
@@ -780,16 +776,7 @@ async def test_rows_of_sessions_written_by_todays_rules_are_not_redacted_twice(
     assert {r["decision"] for r in rows} == {f"use {PLANTED}"}  # trusted as redacted; controls stripped
 
 
-async def test_a_few_rows_are_redacted_again_whatever_their_stamp(written: Backend) -> None:
-    await _plant(written, APP, f"{ESCAPE}use {PLANTED}")
-    rows = await run_query(written, "decisions", group_id=APP)
-    assert {r["decision"] for r in rows} == {"use [REDACTED:openai-key]"}
-
-
-async def test_a_group_with_a_session_written_under_other_rules_is_redacted_again(
-    written: Backend, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(queries, "_FEW_ROWS", 0)
+async def test_a_group_with_a_session_written_under_other_rules_is_redacted_again(written: Backend) -> None:
     driver = await written.driver_for(APP)
     await driver.execute_query(
         "MATCH (s:Entity:Session) WHERE s.group_id = $group_id SET s.redaction = 'older-rules'", group_id=APP
