@@ -91,24 +91,49 @@ _HARNESS_COMMANDS = frozenset(
 
 
 def objective(session: Session) -> str:
-    """What the session was for: the first request a person typed, skipping harness wrappers
-    (shell mode, hooks, reminders, a compaction recap) and a bare "continue"; else the first
-    slash command that asks for work, with its arguments; else Claude Code's own title for the
-    conversation (its `summary` record); else empty, which beats a made-up objective."""
-    thread = _main_thread(session)
-    for message in thread:
-        if message.is_human:
+    """What the session was for: the first request a person gave, skipping harness wrappers
+    (shell mode, hooks, reminders, a compaction recap) and a bare "continue". A slash command that
+    asks for work counts with its arguments, in its turn; one without arguments only when nothing
+    else was asked, with the first sentence of the prompt it expands to. Else Claude Code's own
+    title for the conversation (its `summary` record); else empty, which beats a made-up objective."""
+    thread = [m for m in _main_thread(session) if m.role == "user"]
+    bare = ""  # a work command given without arguments: what it asks for, if nothing else
+    for index, message in enumerate(thread):
+        found = _SLASH.search(message.text[:20_000])
+        if found:
+            command = found.group(1) if found.group(1).startswith("/") else "/" + found.group(1)
+            if command in _HARNESS_COMMANDS:
+                continue
+            arguments = " ".join((found.group(2) or "").split())
+            if arguments:
+                return _cut(_link_texts(f"{command} {arguments}"))
+            bare = bare or _expanded(command, thread[index + 1 : index + 2])
+        elif message.is_human:
             # The start is enough for a 500-character objective; a pasted 50 MB log is not read.
             text = " ".join(_request(_REMINDER.sub(" ", message.text[:20_000])).split())
             if text and not _WRAPPER.match(text) and not _GO_AHEAD.match(text):
-                return _cut(text)
-    for message in thread:
-        if message.role == "user":
-            found = _SLASH.search(message.text)
-            if found and found.group(1) not in _HARNESS_COMMANDS:
-                command = found.group(1) if found.group(1).startswith("/") else "/" + found.group(1)
-                return _cut(" ".join(f"{command} {found.group(2) or ''}".split()))
+                return _cut(_link_texts(text))
+    if bare:
+        return bare
     return _cut(" ".join(session.summaries[0].split())) if session.summaries else ""
+
+
+def _expanded(command: str, following: list[Message]) -> str:
+    """A bare command with the first sentence of the prompt it expanded to (the next user-role
+    message, which Claude Code writes as meta), e.g. `/init: Please analyze this codebase …`."""
+    if not following or not following[0].is_meta or _SLASH.search(following[0].text[:2_000]):
+        return command
+    prompt = " ".join(following[0].text[:2_000].split())
+    sentence = re.match(r"(.{20,300}?[.!?])(?:\s|$)", prompt)
+    return _cut(f"{command}: {sentence.group(1)}") if sentence else command
+
+
+# A Markdown link reads as its text: `[#10808](https://…/pull/10808)` is "#10808" to a person.
+_LINK = re.compile(r"\[([^\[\]\n]{1,300})\]\(\s*<?(?:https?|file)://[^)\s]*>?\s*\)")
+
+
+def _link_texts(text: str) -> str:
+    return _LINK.sub(lambda m: m.group(1), text)
 
 
 # A prompt template's slot for what the person typed (Spec Kit's commands: `## User Input`, then

@@ -11,7 +11,7 @@ import pytest
 from conftest import TRANSCRIPTS
 from transcript_builder import TranscriptBuilder
 
-from graphiti_session_tracking.summary import extract_summary
+from graphiti_session_tracking.summary import EnhancedSessionSummary, extract_summary
 from graphiti_session_tracking.transcripts import read_transcript
 
 
@@ -124,6 +124,20 @@ def test_seeded_error_then_fix_yields_an_error_resolution(tmp_path: Path) -> Non
             ],
             "Implement the plan: Make evaluate the default subcommand. Running cli --url x fails.",
         ),
+        (  # a command with arguments is asked in its turn, before what is typed later
+            [
+                "<command-message>orchestrator is running…</command-message>\n"
+                "<command-name>/orchestrator</command-name>\n<command-args>create TODO app by Next.js</command-args>",
+                "Thanks! Please update CLAUDE.md too",
+            ],
+            "/orchestrator create TODO app by Next.js",
+        ),
+        (  # a Markdown link reads as its text
+            [
+                "why did this fail [https://ci.example/runs/1](https://ci.example/runs/1) after [#42 (changes)](https://x.example/pull/42)"
+            ],
+            "why did this fail https://ci.example/runs/1 after #42 (changes)",
+        ),
         (  # a prompt template's slot for the person's words (Spec Kit)
             [
                 "## User Input\n\n```text\nA Blazor site that computes the support table\n```\n\n"
@@ -139,6 +153,27 @@ def test_objective_is_the_first_real_request(tmp_path: Path, turns: list[str], e
         builder.user(turn)
         builder.say("Working on it.")
     assert extract_summary(builder.read(tmp_path)).objective == expected
+
+
+def test_a_bare_command_is_the_objective_only_when_nothing_else_is_asked(tmp_path: Path) -> None:
+    # Claude Code writes the prompt a command expands to as the next user-role line, as meta.
+    def session(*typed: str) -> EnhancedSessionSummary:
+        builder = TranscriptBuilder()
+        builder.user(
+            "<command-message>init is analyzing your codebase…</command-message>\n<command-name>/init</command-name>"
+        )
+        builder.user("Please analyze this codebase and create a CLAUDE.md file.\n\nWhat to add:\n1. Commands")
+        builder.records[-1]["isMeta"] = True
+        builder.say("Done.")
+        for text in typed:
+            builder.user(text)
+            builder.say("Done.")
+        return extract_summary(builder.read(tmp_path))
+
+    assert session().objective == "/init: Please analyze this codebase and create a CLAUDE.md file."
+    assert (
+        session("continue", "Also document the release steps").objective == "Also document the release steps"
+    )
 
 
 def test_objective_falls_back_to_claude_codes_title(tmp_path: Path) -> None:
