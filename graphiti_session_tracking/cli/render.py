@@ -349,7 +349,7 @@ def print_rows(
         elif column.kind == "text":
             column.cells = ["\n".join(_wrap(cell, width)) for cell in column.cells]
     for cells in zip(*(column.cells for column in kept), strict=True):
-        table.add_row(*(console.render_str(cell, markup=False, emoji=False) for cell in cells))
+        table.add_row(*(Text(cell) for cell in cells))  # as written: no markup, emoji or highlighting
     with reader_may_leave(console.file):
         console.print(table)
         hidden = [c.name for c in table_columns if c not in kept]
