@@ -23,10 +23,15 @@ WITH modifying, collect(DISTINCT nr.uuid) AS naming
 WITH [] AS modifying, [] AS naming
 // end without $file
 // with $seen_before:
-// Only errors hit again: both ends of the SEEN_BEFORE links, found in one pass over them.
-MATCH (a:ErrorResolution)-[sb:RELATES_TO]->(b) WHERE sb.name + '' = 'SEEN_BEFORE'
-UNWIND [a, b] AS e
-WITH DISTINCT modifying, naming, e
+// Only errors hit again: their signature recurs in another session of their project (what the
+// writer links by SEEN_BEFORE), found by grouping the records, a quarter of the time of walking
+// the links (below, the chosen rows' links are walked all the same).
+MATCH (e:ErrorResolution) WHERE e.signature IS NOT NULL
+WITH modifying, naming, e.group_id AS project, e.signature AS signature,
+     collect(e) AS hits, count(DISTINCT e.session_id) AS sessions
+WHERE sessions > 1
+UNWIND hits AS e
+WITH modifying, naming, e
 // end with $seen_before
 // without $seen_before:
 MATCH (e:ErrorResolution)  // its own label alone: given Entity too, FalkorDB may scan every entity
