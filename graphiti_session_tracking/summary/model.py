@@ -6,6 +6,8 @@ branch, start and end), because the graph keys and links records by them.
 
 from __future__ import annotations
 
+import posixpath
+import re
 from datetime import datetime
 from typing import Literal
 
@@ -175,7 +177,7 @@ class EnhancedSessionSummary(_Record):
             for err in self.errors_resolved or []:
                 if bool(err.fix or err.verification) is not resolved:
                     continue
-                errors += [f"### {_cut(err.error, 60)}"]
+                errors += [f"### {_heading(err.error)}"]
                 errors += [
                     f"- **{k}**: {v}"
                     for k, v in (
@@ -227,6 +229,21 @@ class EnhancedSessionSummary(_Record):
         if self.started_at and self.ended_at and self.ended_at < self.started_at:
             raise ValueError(f"ended_at ({self.ended_at}) is before started_at ({self.started_at})")
         return self
+
+
+# A compiler's or linter's `path:line:col: message`: in a 60-character heading the path would
+# leave no room for what went wrong.
+_POSITION = re.compile(
+    r"(?P<path>[^\s:]+\.[A-Za-z0-9]+):(?P<line>\d+)(?::\d+)?:\s+(?P<message>\S.*)", re.DOTALL
+)
+
+
+def _heading(error: str) -> str:
+    """An error as a heading: what went wrong first, cut at 60, then where (`file.go:76`)."""
+    at = _POSITION.fullmatch(" ".join(error.split()))
+    if at is None:
+        return _cut(error, 60)
+    return f"{_cut(at['message'], 60)} ({posixpath.basename(at['path'])}:{at['line']})"
 
 
 def _cut(text: str, limit: int) -> str:

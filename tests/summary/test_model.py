@@ -121,6 +121,15 @@ def test_long_errors_are_cut_at_60_with_one_ellipsis_and_short_ones_are_not() ->
     assert "..." not in summary.to_markdown()
 
 
+def test_an_error_heading_says_what_went_wrong_before_where() -> None:
+    go = "cmd/cli/integration_test/last_id_test.go:76:31: invalid operation: a != b (mismatched types id.ID and string)"
+    summary = a1().model_copy(update={"errors_resolved": [ErrorResolution(error=go)]})
+    headings = [line for line in summary.to_markdown().splitlines() if line.startswith("### ")]
+    assert headings == [
+        "### invalid operation: a != b (mismatched types id.ID and string) (last_id_test.go:76)"
+    ]
+
+
 def test_an_error_never_seen_resolved_has_its_own_section() -> None:
     summary = a1().model_copy(
         update={
