@@ -126,7 +126,7 @@ def test_an_error_heading_says_what_went_wrong_before_where() -> None:
     summary = a1().model_copy(update={"errors_resolved": [ErrorResolution(error=go)]})
     headings = [line for line in summary.to_markdown().splitlines() if line.startswith("### ")]
     assert headings == [
-        "### invalid operation: a != b (mismatched types id.ID and string) (last_id_test.go:76)"
+        "### invalid operation: a != b (mismatched types id.ID and strin… (last_id_test.go:76)"
     ]
 
 
