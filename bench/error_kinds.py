@@ -13,6 +13,7 @@ a trivial one, or none (not an error to the labeller).
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -90,6 +91,37 @@ def _form(line: str) -> str:
     return "says failed" if lines_module._SAYS_FAILED.search(line) else "plain"
 
 
+_FAILURE_WORDS = re.compile(
+    r"(?i)\b(?:error|fail\w*|expected|cannot|can't|not found|denied|invalid|missing|refused)\b"
+)
+
+
+def _shape(line: str) -> str:
+    """What a line looks like, without its words: its first mark, indent, and whether it names a
+    failure, a position or a colon (to tell the kinds of 'plain' and 'reported' lines apart)."""
+    stripped = line.strip()
+    first = stripped[:1]
+    mark = first if first and not first.isalnum() else ("Aa" if first.isupper() else "aa")
+    word = re.match(r"[A-Za-z_!]+", stripped)
+    return ", ".join(
+        filter(
+            None,
+            (
+                f"starts {mark!r}"
+                + (
+                    f" {word.group(0)[:12]!r}"
+                    if word and mark in ("Aa", "aa") and _form(line) == "reported in words"
+                    else ""
+                ),
+                "indented" if line[:1].isspace() else "",
+                "failure word" if _FAILURE_WORDS.search(stripped) else "",
+                "position" if re.search(r"\S\.\w{1,5}:\d+", stripped) else "",
+                f"{len(stripped) // 40 * 40}+ chars",
+            ),
+        )
+    )
+
+
 def _line_kind(call: ToolCall, label: dict[str, Any], rows: list[str]) -> str:
     """Where a label's phrases sit in the failing output, against the line the row took."""
     raw = lines_module._meaningful_lines(_result_text(call))
@@ -108,7 +140,10 @@ def _line_kind(call: ToolCall, label: dict[str, Any], rows: list[str]) -> str:
     row_at = min(row_ats, key=lambda i: abs(i - label_at))
     distance = label_at - row_at
     near = f"{distance:+d}" if abs(distance) <= 3 else ("far after" if distance > 0 else "far before")
-    return f"{spread}, label line {label_form} at {near} from a row line {_form(raw[row_at])}"
+    return (
+        f"{spread}, label line {label_form} at {near} from a row line {_form(raw[row_at])}"
+        f" [label: {_shape(raw[label_at])}] [row: {_shape(raw[row_at])}]"
+    )
 
 
 def _why_not_work(call: ToolCall) -> str:

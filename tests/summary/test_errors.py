@@ -777,6 +777,37 @@ def test_a_vitest_failure_is_its_case_and_message_without_the_diff_legend(tmp_pa
     )
 
 
+def test_each_test_vitest_listed_as_failed_is_recorded_where_its_report_was_cut(tmp_path: Path) -> None:
+    """A long run is kept as its head and tail: Vitest's listing (`×` over `→`) is in the head, the
+    reports of the first failures were in the middle, cut; the listing still names each one."""
+    dom = "\n".join(f"  <a href=/p{i}>Go {i}</a>" for i in range(400))
+    t = TranscriptBuilder()
+    t.user("Run the component tests.")
+    t.bash(
+        "npx vitest run src/components/",
+        " ❯ src/components/Choice.test.tsx (2 tests | 1 failed) 36ms\n"
+        '   × Choice > links to the page 24ms\n     → Found multiple elements with the role "link"\n'
+        " ❯ src/components/Page.test.tsx (4 tests | 1 failed) 53ms\n   ✓ Page > renders the title 3ms\n"
+        "   × Page > renders choice buttons 6ms\n     → Found multiple elements with the text: Go left\n"
+        f"{dom}\n"
+        " FAIL  src/components/Page.test.tsx > Page > renders choice buttons\n"
+        "TestingLibraryElementError: Found multiple elements with the text: Go left\n"
+        " Test Files  2 failed (2)\n      Tests  2 failed | 4 passed (6)",
+        is_error=True,
+    )
+    t.edit("/p/vitest.setup.ts", "", "afterEach(() => cleanup())")
+    t.bash("npx vitest run src/components/", "Tests  6 passed (6)")
+
+    records = extract_errors_resolved(t.read(tmp_path))
+
+    assert [r.error for r in records] == [
+        "FAIL src/components/Page.test.tsx > Page > renders choice buttons / TestingLibraryElementError: Found"
+        " multiple elements with the text: Go left",
+        '× Choice > links to the page → Found multiple elements with the role "link"',
+    ]
+    assert all("vitest.setup.ts" in r.fix for r in records)
+
+
 def test_a_powershell_error_is_its_head_and_the_message_under_the_code(tmp_path: Path) -> None:
     # PowerShell 7 prints the message below the line of code it points at; Windows PowerShell
     # prints it after the script's name, over an `At line:` line.
@@ -1003,6 +1034,8 @@ def test_a_deprecation_notice_is_never_the_failing_line(tmp_path: Path) -> None:
         "For new projects, use create-next-app to choose your preferred linter.",
         is_error=True,
     )
+    t.edit("eslint.config.mjs", "a", "b")
+    t.bash("npm run build", "Compiled successfully")
     (record,) = extract_errors_resolved(t.read(tmp_path))
     assert "deprecated" not in record.error
 
@@ -1062,8 +1095,8 @@ _ONE_CALL = [
     pytest.param(
         "npm run lint",
         "Exit code 1\n\n> app@0.1.0 lint\n> next lint\n\nInvalid Options: Unknown options: useEslintrc",
-        ["Invalid Options: Unknown options: useEslintrc"],
-        id="a package manager's echo of its script is never the error",
+        [],
+        id="a line in no known form, never got past, is a guess: no record",
     ),
     pytest.param(
         "git add src/app/(protected)/page.tsx",
@@ -1082,6 +1115,23 @@ def test_one_failing_call_never_resolved(
     t.user("Go.")
     t.bash(command, output, is_error=True)
     assert [r.error for r in extract_errors_resolved(t.read(tmp_path))] == recorded
+
+
+def test_a_line_in_no_known_form_is_recorded_once_the_session_got_past_it(tmp_path: Path) -> None:
+    """Which line of an unknown program's failure is its error is a guess; the session editing a
+    file and rerunning the command clean makes it one worth a row (a package manager's echo of
+    its script is never that line)."""
+    t = TranscriptBuilder()
+    t.user("Lint it.")
+    failing = "Exit code 1\n\n> app@0.1.0 lint\n> next lint\n\nInvalid Options: Unknown options: useEslintrc"
+    t.bash("npm run lint", failing, is_error=True)
+    t.edit(".eslintrc.json", '"useEslintrc": false', "")
+    t.bash("npm run lint", "No ESLint warnings or errors")
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    assert record.error == "Invalid Options: Unknown options: useEslintrc"
+    assert "eslintrc" in record.fix
 
 
 def test_a_ci_log_read_back_is_the_work_failing(tmp_path: Path) -> None:

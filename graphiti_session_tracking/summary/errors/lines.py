@@ -11,7 +11,7 @@ from collections import Counter
 from difflib import SequenceMatcher
 
 from .._sentences import cut
-from .reports import _FAILED_TEST, _cause, _jest_cases, _panics, _powershell, _with_message
+from .reports import _FAILED_TEST, _cause, _jest_cases, _panics, _powershell, _with_message, with_listed
 
 ERROR_LIMIT = 200
 _MAX_RECORDS_PER_RUN = 5  # distinct failing lines of one run kept as records; the rest are named
@@ -92,6 +92,7 @@ def error_lines(text: str) -> list[str]:
     tests = [m.group(1) for line in raw if (m := _FAILED_TEST.match(line))]
     if tests and not summaries:
         tests = [case for test in tests for case in _jest_cases(test, raw) or [_with_message(test, raw)]]
+    tests = with_listed(tests, raw)
     tiers = (summaries, panics, tests, diagnostics, pytest_e, _powershell(raw), exceptions[-1:])
     ordered = next((tier for tier in tiers if tier), [])
     return _distinct(ordered) if ordered else _told_in_words(raw)

@@ -97,6 +97,33 @@ def _jest_cases(test: str, raw: list[str]) -> list[str]:
     return cases
 
 
+# Vitest's listing of a file's tests (`   × cart > totals 6ms` over `     → expected 25 to be 30`): each
+# failed test with what it reported, all of them, even where the detailed reports below were cut.
+_VITEST_FAILED = re.compile(r"^\s*×\s+(\S.*?)(?:\s+\d+(?:\.\d+)?m?s)?$")
+_VITEST_SAID = re.compile(r"^\s*→\s+(\S.*)$")
+
+
+def _vitest_listed(raw: list[str]) -> list[tuple[str, str]]:
+    """Each failed test of Vitest's listing as (its name, what it reported): only a `×` line with
+    the `→` line Vitest writes under it, so that another tool's `×` is never read as a test."""
+    listed = []
+    for at, line in enumerate(raw[:-1]):
+        if (name := _VITEST_FAILED.match(line)) and (said := _VITEST_SAID.match(raw[at + 1])):
+            listed.append((name.group(1), said.group(1)))
+    return listed
+
+
+def with_listed(tests: list[str], raw: list[str]) -> list[str]:
+    """`tests` (the failed tests' reports) and, after them, the failed tests Vitest listed that no
+    report names: a long run's output is cut in the middle, where the reports are."""
+    unnamed = [
+        f"× {name} → {cut(said, 160)}"
+        for name, said in _vitest_listed(raw)
+        if not any(name in t for t in tests)
+    ]
+    return tests + unnamed
+
+
 # PowerShell 7's error view: a head (`Exception: C:\s\land.ps1:45:5`, `Get-Content:`), `Line |`, the
 # code under a line number, a `~~~` underline, and the message on the `| ` lines after it. Windows
 # PowerShell's: `C:\s\land.ps1 : message` over `At line:1 char:1` (or `At C:\s\land.ps1:45 char:5`).

@@ -149,7 +149,16 @@ def _failure_lines(call: ToolCall) -> list[str] | None:
     said = _telling_line(text) or _first_line(text)
     if not said or _HICCUP.search(text) or _is_headline(said):
         return None  # a failure that names nothing ("Error"), or a missing file: not the work failing
-    return [cut(said, ERROR_LIMIT)]
+    line = cut(said, ERROR_LIMIT)
+    return [line if _FAILED_OUTPUT.search(said) else Unnamed(line)]  # `curl: (7) Failed to connect …`
+
+
+class Unnamed(str):
+    """A failing line chosen for want of any form that names a failure (the last line saying
+    "failed", else the first line): the call failed, but whether this line is its error is a
+    guess, right about a time in five when the session never got past it (bench/fidelity.py)."""
+
+    __slots__ = ()
 
 
 def only_looks(call: ToolCall) -> bool:

@@ -13,7 +13,7 @@ from ..model import ErrorResolution
 from .commands import _PASTED, Key, _bare, _command, _is_check, _kind_key
 from .lines import _MAX_RECORDS_PER_RUN, _VOLATILE, _clean, _message_tail, _signature, pasted_errors
 from .record import _fix, _record, _unresolved, _verification
-from .verdict import _RAN_TESTS, _stalled, failure_lines, reported_lines
+from .verdict import _RAN_TESTS, Unnamed, _stalled, failure_lines, reported_lines
 
 # A merge that stopped on conflicts is done when the merge is committed or continued.
 _CONFLICTED = re.compile(r"^CONFLICT \(", re.MULTILINE)
@@ -71,12 +71,14 @@ def _records(session: Session, run: _Run, texts: dict[str, list[Sentence]]) -> l
     """The resolved failures and the ones still open at the end, in order of failure, each error
     once. A failure still open is recorded when a call failed outright or the user pasted it:
     errors a command printed while exiting 0 (`soft`) may be what it is meant to print, and only
-    the session's reaction (the same command rerun clean after a change) makes them errors."""
+    the session's reaction (the same command rerun clean after a change) makes them errors. Nor is
+    a line picked for want of a known form (`Unnamed`) recorded while open: with neither a named
+    failure nor the session's reaction, the row would more often be wrong than right."""
     unresolved = [
         (failure.first, _unresolved(session, run, failure, texts))
         for failures in run.open.values()
         for failure in failures.values()
-        if not failure.soft
+        if not failure.soft and not isinstance(failure.line, Unnamed)
     ]
     kept: list[tuple[int, ErrorResolution]] = []
     seen: set[str] = set()
