@@ -3,8 +3,10 @@ be diagnosed without anyone reading its transcripts, labels, requests or answers
 
 For every counted label the final rows miss: whether its phrases were in what the model was sent
 (if not, the evidence is the miss: cut to fit the budget, left out of the narrative, or not in the
-transcript as written at all), whether the model's own answer held a row with them (then the
-merge lost it), or a row in other words (`same_error` / word overlap with the label's text).
+transcript as written at all), whether a final row holds them but was matched one to one with
+another label (one row for two choices or errors), whether only the model's own answer held a row
+with them (then the merge lost it), or a row in other words (`same_error` / word overlap with the
+label's text).
 For every noisy row: whether it is a model row or an offline one, and whether it is a label's
 error or choice in other words (the phrasing is the miss) or none (not a record to the labeller).
 
@@ -228,6 +230,8 @@ async def diagnose(split: str, corpus: Path) -> None:
                         kind += _how(session, lab)
                     else:
                         kind = "not sent: not in the transcript as written (the labeller's words)"
+                elif any(_all_phrases(r, lab) for r in rows):
+                    kind = "a row holds it, matched to another label (one row for two)"
                 elif any(_all_phrases(r, lab) for r in raw):
                     kind = "the model's answer had it, the merge lost it"
                 elif any(
