@@ -47,7 +47,10 @@ _GO_AHEAD = re.compile(
     r"ok|okay|sure|do it|sounds good|lgtm)(?:\s+please)?[.!]*$",
     re.IGNORECASE,
 )
+# Claude Code writes a slash command as the message itself: its tags open it (`<command-message>`
+# may come first). A person pasting such tags into a request gives no command.
 _SLASH = re.compile(
+    r"\s*(?:<command-message>.*?</command-message>\s*)?"
     r"<command-name>\s*(/?[^<\s]+)\s*</command-name>(?:.*?<command-args>(.*?)</command-args>)?",
     re.DOTALL,
 )
@@ -99,7 +102,7 @@ def objective(session: Session) -> str:
     thread = [m for m in _main_thread(session) if m.role == "user"]
     bare = ""  # a work command given without arguments: what it asks for, if nothing else
     for index, message in enumerate(thread):
-        found = _SLASH.search(message.text[:20_000])
+        found = _SLASH.match(message.text[:20_000])
         if found:
             command = found.group(1) if found.group(1).startswith("/") else "/" + found.group(1)
             if command in _HARNESS_COMMANDS:
@@ -121,7 +124,7 @@ def objective(session: Session) -> str:
 def _expanded(command: str, following: list[Message]) -> str:
     """A bare command with the first sentence of the prompt it expanded to (the next user-role
     message, which Claude Code writes as meta), e.g. `/init: Please analyze this codebase …`."""
-    if not following or not following[0].is_meta or _SLASH.search(following[0].text[:2_000]):
+    if not following or not following[0].is_meta or _SLASH.match(following[0].text[:2_000]):
         return command
     prompt = " ".join(following[0].text[:2_000].split())
     sentence = re.match(r"(.{20,300}?[.!?])(?:\s|$)", prompt)

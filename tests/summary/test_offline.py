@@ -138,6 +138,12 @@ def test_seeded_error_then_fix_yields_an_error_resolution(tmp_path: Path) -> Non
             ],
             "why did this fail https://ci.example/runs/1 after #42 (changes)",
         ),
+        (  # a person quoting a command's tags in a request gives no command
+            [
+                "Why does the transcript show <command-name>/clear</command-name> before my prompt?",
+            ],
+            "Why does the transcript show <command-name>/clear</command-name> before my prompt?",
+        ),
         (  # a prompt template's slot for the person's words (Spec Kit)
             [
                 "## User Input\n\n```text\nA Blazor site that computes the support table\n```\n\n"
