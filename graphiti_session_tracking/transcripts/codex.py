@@ -370,7 +370,16 @@ class _CodexBuilder:
         workdir = _str(args, "workdir")
         if name in _COMMAND_TOOLS:
             script = _script(args.get("command", args.get("cmd")))
-            self._record(call_id, name, ToolKind.COMMAND, {"command": script})
+            escalated = args.get("sandbox_permissions") == "require_escalated" or (
+                args.get("with_escalated_permissions") is True
+            )
+            # run outside the sandbox, with the user's approval: Claude Code's key for it
+            self._record(
+                call_id,
+                name,
+                ToolKind.COMMAND,
+                {"command": script, **({"dangerouslyDisableSandbox": True} if escalated else {})},
+            )
             argv = args.get("command")
             if isinstance(argv, list) and len(argv) == 2 and argv[0] in _PATCH_TOOLS:
                 self._patch(call_id, str(argv[1]), workdir)

@@ -166,6 +166,13 @@ class ToolCall:
         return self._spill is not None
 
     @property
+    def unsandboxed(self) -> bool:
+        """Run outside the agent's sandbox (Claude Code's `dangerouslyDisableSandbox`; a Codex
+        command with escalated permissions, which its reader writes as that key): what failed
+        inside it for want of a permission or the network may pass here with nothing changed."""
+        return self.input.get("dangerouslyDisableSandbox") is True
+
+    @property
     def succeeded(self) -> bool:
         """A call counts as done only when its result came back without an error."""
         return self.result is not None and not self.result.is_error

@@ -1134,6 +1134,38 @@ def test_a_line_in_no_known_form_is_recorded_once_the_session_got_past_it(tmp_pa
     assert "eslintrc" in record.fix
 
 
+def test_a_sandbox_refusal_is_fixed_by_running_outside_it_not_by_the_edits_in_between(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Bump the version and run the tests.")
+    t.bash(
+        "cargo test",
+        "Exit code 101\nerror: failed to download `x`\nCould not resolve host: static.crates.io",
+        is_error=True,
+    )
+    t.edit("Cargo.toml", 'version = "1.0.0"', 'version = "1.1.0"')
+    t.call("Bash", {"command": "cargo test", "dangerouslyDisableSandbox": True}, "test result: ok. 3 passed")
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    assert record.fix == "Re-ran `cargo test` outside the sandbox (escalated permissions)"
+
+
+def test_a_failure_of_the_code_is_fixed_by_the_edits_though_the_rerun_left_the_sandbox(
+    tmp_path: Path,
+) -> None:
+    t = TranscriptBuilder()
+    t.user("Fix the build.")
+    t.bash(
+        "cargo build", "Exit code 101\nerror[E0308]: mismatched types\n --> src/main.rs:3:5", is_error=True
+    )
+    t.edit("src/main.rs", 'let x: u32 = "1";', "let x: u32 = 1;")
+    t.call("Bash", {"command": "cargo build", "dangerouslyDisableSandbox": True}, "Finished dev profile")
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    assert record.fix == "Edited src/main.rs"
+
+
 def test_a_ci_log_read_back_is_the_work_failing(tmp_path: Path) -> None:
     """`gh run view --log-failed` is a lookup, but what it prints is the work failing in CI."""
     log = (

@@ -209,6 +209,48 @@ def _shell_output(call_id: str, output: str, code: int, second: int) -> str:
     return _line("response_item", payload, second)
 
 
+def test_a_command_run_with_escalated_permissions_is_unsandboxed(tmp_path: Path) -> None:
+    """0.40's `with_escalated_permissions` and later `sandbox_permissions: require_escalated` both
+    ask the user to run the command outside the sandbox; the summary needs to know which did."""
+    meta = DASHBOARD.read_text().splitlines()[0]
+    newer = {"cmd": "cargo test", "sandbox_permissions": "require_escalated", "justification": "network"}
+    lines = [
+        meta,
+        _shell("c1", "cargo test", 1),
+        _shell_output("c1", "error: failed to download: Could not resolve host: static.crates.io", 101, 2),
+        _line(
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "shell",
+                "call_id": "c2",
+                "arguments": json.dumps(
+                    {"command": ["bash", "-lc", "cargo test"], "with_escalated_permissions": True}
+                ),
+            },
+            3,
+        ),
+        _shell_output("c2", "test result: ok. 3 passed", 0, 4),
+        _line(
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "exec_command",
+                "call_id": "c3",
+                "arguments": json.dumps(newer),
+            },
+            5,
+        ),
+    ]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+
+    calls = read_codex(path).tool_calls
+
+    assert [c.unsandboxed for c in calls] == [False, True, True]
+    assert [c.input["command"] for c in calls] == ["cargo test"] * 3
+
+
 TS_ERROR = "src/app.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.\n"
 HEREDOC = (
     "apply_patch <<'PATCH'\n*** Begin Patch\n*** Add File: src/util.ts\n+export const one = 1;\n"

@@ -73,7 +73,12 @@ def _record(
         "",
     )
     key = _kind_key(failure.failing) if failure.failing is not None else _PASTED
-    changed = _fix(session, between, key) or _changed_command(failure.failing, run.calls[success])
+    passing = run.calls[success]
+    changed = (
+        _left_sandbox(failure.failing, passing)
+        or _fix(session, between, key)
+        or _changed_command(failure.failing, passing)
+    )
     fix = ". ".join(part.rstrip(".") for part in (changed, explanation) if part)
     return ErrorResolution(
         error=_error_text(failure),
@@ -107,6 +112,30 @@ def _error_text(failure: _Open) -> str:
         return failure.line
     also = "; ".join(_short(line) for line in failure.also)
     return cut(f"{failure.line} (also: {also})", ERROR_LIMIT + _ALSO_LIMIT)
+
+
+# A sandbox's refusals: no permission for a file or a port, no network (a name that does not resolve).
+_DENIED = re.compile(
+    r"Operation not permitted|Permission denied|PermissionDenied|\bEPERM\b|\bEACCES\b|Read-only file system|"
+    r"(?:Could not|Couldn't|failed to) resolve (?:host|address)|getaddrinfo|\bENOTFOUND\b|\bEAI_AGAIN\b|"
+    r"Network is unreachable|nodename nor servname|Temporary failure in name resolution|failed in sandbox",
+    re.IGNORECASE,
+)
+
+
+def _left_sandbox(failing: ToolCall | None, passing: ToolCall) -> str:
+    """A failure the sandbox caused, fixed by running the command outside it: the edits made in
+    between are other work, not its fix."""
+    if (
+        failing is None
+        or failing.unsandboxed
+        or not passing.unsandboxed
+        or passing.kind is not ToolKind.COMMAND
+    ):
+        return ""
+    if not _DENIED.search(failing.result.text if failing.result else ""):
+        return ""
+    return f"Re-ran `{cut(_bare(_command(passing)), 80)}` outside the sandbox (escalated permissions)"
 
 
 def _changed_command(failing: ToolCall | None, passing: ToolCall) -> str:
