@@ -390,6 +390,8 @@ def test_rationale_from_the_clause_or_the_next_sentence(tmp_path: Path) -> None:
         "I'll help you redact secrets instead of blocking commits.",  # the request restated
         "The simpler solution is to disable the workflow, or make it manual only.",  # still two options
         "Here's the correct approach:",  # announces, does not say
+        # an option weighed before the choice, not the choice
+        "The alternative is a server-side bypass for the relay, fewer lines, but it weakens the protection.",
     ],
 )
 def test_not_decisions(text: str) -> None:

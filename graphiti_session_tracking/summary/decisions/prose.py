@@ -54,9 +54,10 @@ _RATIONALE_NEXT = re.compile(
 )
 
 
-# "X would also have worked, but …", "The alternative would have been X, but …": the choice made, with its reason.
+# "X would also have worked, but …", "The alternative would have been X, but …": the choice made,
+# with its reason. Not "The alternative is X, but …": options still being weighed, before a choice.
 _WEIGHED = re.compile(
-    r"^(?:the|an|one|another) alternative (?:would have been|would be|was|is)\b.+\bbut\b|"
+    r"^(?:the|an|one|another) alternative (?:would have been|was)\b.+\bbut\b|"
     r"\bwould (?:also )?have worked\b.+\bbut\b",
     re.IGNORECASE,
 )
