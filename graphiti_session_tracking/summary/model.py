@@ -177,10 +177,14 @@ class EnhancedSessionSummary(_Record):
             for err in self.errors_resolved or []:
                 if bool(err.fix or err.verification) is not resolved:
                     continue
-                errors += [f"### {_heading(err.error)}"]
+                heading = _heading(err.error)
+                whole = " ".join(err.error.split())
+                errors += [f"### {heading}"]
                 errors += [
                     f"- **{k}**: {v}"
                     for k, v in (
+                        # a heading cut short loses what failed: the line is given whole below it
+                        ("Error", whole if heading != whole else ""),
                         ("Root cause", err.root_cause),
                         ("Fix", err.fix),
                         ("Verification", err.verification),

@@ -119,6 +119,10 @@ def test_long_errors_are_cut_at_60_with_one_ellipsis_and_short_ones_are_not() ->
     assert headings[0] == "### " + long[:59] + "…" and len(headings[0]) == 64
     assert headings[1] == "### E1"
     assert "..." not in summary.to_markdown()
+    # nothing of the line is lost: cut in the heading, it is given whole under it (a short one is not)
+    lines = summary.to_markdown().splitlines()
+    assert lines[lines.index(headings[0]) + 1] == f"- **Error**: {long}"
+    assert not lines[lines.index(headings[1]) + 1].startswith("- **Error**")
 
 
 def test_an_error_heading_says_what_went_wrong_before_where() -> None:
