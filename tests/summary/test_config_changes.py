@@ -320,6 +320,27 @@ def test_a_list_is_compared_as_a_set_of_items() -> None:
     assert list(diff_settings(parse_yaml(before), parse_yaml(same_items_reordered))) == []
 
 
+def test_a_list_item_that_keeps_its_name_is_changed_in_place() -> None:
+    from graphiti_session_tracking.summary.config_changes import diff_settings, parse_yaml
+
+    before = (
+        "steps:\n  - name: Package deps\n    run: GOMODCACHE=$PWD/cache tar -acf deps.tar cache\n"
+        "  - name: Lint\n    run: make lint\n"
+    )
+    after = (
+        "steps:\n  - name: Package deps\n    run: GOMODCACHE=$RUNNER_TEMP/cache tar -acf deps.tar -C $RUNNER_TEMP cache\n"
+        "  - name: Test\n    run: make test\n"
+    )
+    assert list(diff_settings(parse_yaml(before), parse_yaml(after))) == [
+        (
+            "steps",
+            None,
+            "added Test; removed Lint; changed Package deps: run=GOMODCACHE=$RUNNER_TEMP/cache tar -acf deps.tar -C"
+            " $RUNNER_TEMP cache",
+        )
+    ]
+
+
 def test_a_new_block_is_one_record_and_a_single_new_setting_stays_itself() -> None:
     from graphiti_session_tracking.summary.config_changes import diff_settings, parse_yaml
 

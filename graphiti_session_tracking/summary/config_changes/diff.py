@@ -18,8 +18,8 @@ def diff_settings(
 ) -> Iterator[tuple[str, str | None, str]]:
     """What a reader would list as changed between two flat setting maps:
 
-    - a list is compared as a set of items: one record on the list's key naming the items added
-      and removed (commenting out one entry is not a shift of every later index);
+    - a list is compared as a set of items: one record on the list's key naming the items added,
+      removed and changed in place (commenting out one entry is not a shift of every later index);
     - a block that appears or disappears whole (a new file's top-level settings, a new job in a
       workflow) is one record on the block's key, not one per leaf;
     - every other setting whose value changed is its own record: two dependencies added to a map
@@ -40,12 +40,13 @@ def diff_settings(
             disappeared and _new_ancestor(list_key, new) != list_key
         ):
             continue  # the list came or went with the block around it: that block is the record
-        added, removed = _list_difference(old, new, list_key)
+        added, altered, removed = _list_difference(old, new, list_key)
         changed = [k for k in changed if not (k.startswith(list_key + "[") or k == list_key)]
-        if added or removed:
-            parts = ([f"added {', '.join(added)}"] if added else []) + (
-                [f"removed {', '.join(removed)}"] if removed else []
-            )
+        parts = [
+            f"{verb} {', '.join(items)}" for verb, items in (("added", added), ("removed", removed)) if items
+        ]
+        parts += altered
+        if parts:
             yield list_key, None, _limit("; ".join(parts)) or ""
     blocks: dict[str, list[str]] = {}
     for key in changed:
@@ -93,12 +94,33 @@ def _summary_of(keys: list[str], block: str, settings: Settings) -> str:
     return "; ".join(pairs) if pairs else f"{len(keys)} settings"
 
 
-def _list_difference(old: Settings, new: Settings, list_key: str) -> tuple[list[str], list[str]]:
-    """Items added to and removed from the list at `list_key`, compared as whole items."""
+def _list_difference(old: Settings, new: Settings, list_key: str) -> tuple[list[str], list[str], list[str]]:
+    """Items added to, changed in and removed from the list at `list_key`, compared as whole
+    items; an item that keeps its name (a workflow step's `name`) but not its fields was changed
+    in place, not removed and added again: `changed Build: run=make all`."""
     before, after = _items(old, list_key), _items(new, list_key)
-    added = [_describe(item) for item in after if item not in before]
-    removed = [_describe(item) for item in before if item not in after]
-    return added, removed
+    gone = [item for item in before if item not in after]
+    came = [item for item in after if item not in before]
+    altered = []
+    for item in list(came):
+        name = _describe(item)
+        twin = next((g for g in gone if name and _describe(g) == name), None)
+        if twin is not None:
+            gone.remove(twin)
+            came.remove(item)
+            altered.append(f"changed {name}: {_fields_changed(dict(twin), dict(item))}")
+    return [_describe(item) for item in came], altered, [_describe(item) for item in gone]
+
+
+def _fields_changed(before: dict[str, str], after: dict[str, str]) -> str:
+    """The fields of an item changed in place, with their new values (`run=make all`)."""
+    fields = [
+        f"{field or 'value'}={cut(value.splitlines()[0] if value else '', 80)}"
+        for field, value in after.items()
+        if before.get(field) != value
+    ]
+    fields += [f"{field or 'value'} removed" for field in before if field not in after]
+    return ", ".join(fields)
 
 
 def _items(settings: Settings, list_key: str) -> list[tuple[tuple[str, str], ...]]:
