@@ -237,8 +237,10 @@ class EnhancedSessionSummary(_Record):
 
 # A compiler's or linter's `path:line:col: message`: in a 60-character heading the path would
 # leave no room for what went wrong.
+# `a.go:76:31: message` (most compilers) or `a.tsx(52,53): message` (TypeScript, MSBuild)
 _POSITION = re.compile(
-    r"(?P<path>[^\s:]+\.[A-Za-z0-9]+):(?P<line>\d+)(?::\d+)?:\s+(?P<message>\S.*)", re.DOTALL
+    r"(?P<path>[^\s:]+?\.[A-Za-z0-9]+)(?::(?P<line>\d+)(?::\d+)?:|\((?P<row>\d+),\d+\):)\s+(?P<message>\S.*)",
+    re.DOTALL,
 )
 
 
@@ -247,7 +249,7 @@ def _heading(error: str) -> str:
     at = _POSITION.fullmatch(" ".join(error.split()))
     if at is None:
         return _cut(error, 60)
-    return f"{_cut(at['message'], 60)} ({posixpath.basename(at['path'])}:{at['line']})"
+    return f"{_cut(at['message'], 60)} ({posixpath.basename(at['path'])}:{at['line'] or at['row']})"
 
 
 def _cut(text: str, limit: int) -> str:

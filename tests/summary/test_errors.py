@@ -234,7 +234,7 @@ def test_a_sub_agent_is_read_like_the_main_thread(tmp_path: Path) -> None:
     records = extract_errors_resolved(t.read(tmp_path))
 
     assert [(r.error, r.fix, r.verification) for r in records] == [
-        ("main.go:3:2: undefined: helper", "Edited util.go, main.go", "`go build ./...` passed"),
+        ("main.go:3:2: undefined: helper", "Edited main.go, util.go", "`go build ./...` passed"),
         ("util.go:9:1: missing return", "Edited util.go, main.go", "`go vet ./...` passed"),
     ]
 
@@ -1164,6 +1164,27 @@ def test_a_failure_of_the_code_is_fixed_by_the_edits_though_the_rerun_left_the_s
     [record] = extract_errors_resolved(t.read(tmp_path))
 
     assert record.fix == "Edited src/main.rs"
+
+
+def test_the_file_an_error_names_comes_first_in_its_fix(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Fix the types.")
+    t.bash(
+        "pnpm check-types",
+        "Exit code 2\nsrc/a.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.\n"
+        "src/b.ts(9,1): error TS2304: Cannot find name 'x'.",
+        is_error=True,
+    )
+    t.edit("apps/web/src/a.ts", "'1'", "1")
+    t.edit("apps/web/src/b.ts", "x", "y")
+    t.bash("pnpm check-types", "")
+
+    records = extract_errors_resolved(t.read(tmp_path))
+
+    assert [r.fix for r in records] == [
+        "Edited apps/web/src/a.ts, apps/web/src/b.ts",
+        "Edited apps/web/src/b.ts, apps/web/src/a.ts",
+    ]
 
 
 def test_a_ci_log_read_back_is_the_work_failing(tmp_path: Path) -> None:

@@ -125,6 +125,15 @@ def test_long_errors_are_cut_at_60_with_one_ellipsis_and_short_ones_are_not() ->
     assert not lines[lines.index(headings[1]) + 1].startswith("- **Error**")
 
 
+def test_a_typescript_error_heading_says_what_went_wrong_before_where() -> None:
+    ts = (
+        "src/app/(protected)/teams/TeamSheet.tsx(52,53): error TS2345: Argument of type 'X' is not assignable"
+    )
+    summary = a1().model_copy(update={"errors_resolved": [ErrorResolution(error=ts)]})
+    headings = [line for line in summary.to_markdown().splitlines() if line.startswith("### ")]
+    assert headings == ["### error TS2345: Argument of type 'X' is not assignable (TeamSheet.tsx:52)"]
+
+
 def test_an_error_heading_says_what_went_wrong_before_where() -> None:
     go = "cmd/cli/integration_test/last_id_test.go:76:31: invalid operation: a != b (mismatched types id.ID and string)"
     summary = a1().model_copy(update={"errors_resolved": [ErrorResolution(error=go)]})

@@ -76,7 +76,7 @@ def _record(
     passing = run.calls[success]
     changed = (
         _left_sandbox(failure.failing, passing)
-        or _fix(session, between, key)
+        or _fix(session, between, key, failure.line)
         or _changed_command(failure.failing, passing)
     )
     fix = ". ".join(part.rstrip(".") for part in (changed, explanation) if part)
@@ -155,8 +155,9 @@ def _short(line: str) -> str:
     return code.group(0) if code else cut(_POSITION.sub("", line), 80)
 
 
-def _fix(session: Session, between: list[ToolCall], failing_key: Key) -> str:
-    """The edits (and state-changing commands) made between the failure and the success."""
+def _fix(session: Session, between: list[ToolCall], failing_key: Key, error: str = "") -> str:
+    """The edits (and state-changing commands) made between the failure and the success; the
+    file the error names (`src/a.tsx(52,53): …`) first, the likeliest place it was fixed."""
     edited: dict[str, None] = {}
     created: dict[str, None] = {}
     commands: list[str] = []
@@ -176,10 +177,23 @@ def _fix(session: Session, between: list[ToolCall], failing_key: Key) -> str:
             or (verdict.base == "git" and verdict.subcommand == "pull")  # takes in the remote's work
         ):
             commands.append(f"ran `{cut(_bare(_command(call)), 80)}`")
-    parts = [_named("Edited", list(edited)), _named("Created", list(created))]
+    parts = [_named("Edited", _named_first(list(edited), error)), _named("Created", list(created))]
     parts += commands[:_MAX_COMMANDS_NAMED]
     text = "; ".join(p for p in parts if p)
     return text[:1].upper() + text[1:]
+
+
+# The file a diagnostic names, before its position: `src/a.tsx(52,53):`, `a.go:76:31:`.
+_ERROR_PATH = re.compile(r"^\s*(?:\[ERROR\]\s+)?(\S+?\.[A-Za-z]{1,5})(?::\d|\(\d+,\d+\)|:\[\d)")
+
+
+def _named_first(paths: list[str], error: str) -> list[str]:
+    found = _ERROR_PATH.match(error)
+    if found is None:
+        return paths
+    named = found.group(1).removeprefix("./")
+    first = [p for p in paths if p == named or p.endswith("/" + named) or named.endswith("/" + p)]
+    return first + [p for p in paths if p not in first]
 
 
 def _named(verb: str, paths: list[str]) -> str:
