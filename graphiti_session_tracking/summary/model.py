@@ -235,9 +235,8 @@ class EnhancedSessionSummary(_Record):
         return self
 
 
-# A compiler's or linter's `path:line:col: message`: in a 60-character heading the path would
-# leave no room for what went wrong.
-# `a.go:76:31: message` (most compilers) or `a.tsx(52,53): message` (TypeScript, MSBuild)
+# A compiler's or linter's `a.go:76:31: message` (TypeScript's and MSBuild's `a.tsx(52,53):
+# message`): in a 60-character heading the path would leave no room for what went wrong.
 _POSITION = re.compile(
     r"(?P<path>[^\s:]+?\.[A-Za-z0-9]+)(?::(?P<line>\d+)(?::\d+)?:|\((?P<row>\d+),\d+\):)\s+(?P<message>\S.*)",
     re.DOTALL,

@@ -188,6 +188,7 @@ _ERROR_PATH = re.compile(r"^\s*(?:\[ERROR\]\s+)?(\S+?\.[A-Za-z]{1,5})(?::\d|\(\d
 
 
 def _named_first(paths: list[str], error: str) -> list[str]:
+    """`paths` with the one the error's position names first (matched by its trailing parts)."""
     found = _ERROR_PATH.match(error)
     if found is None:
         return paths
