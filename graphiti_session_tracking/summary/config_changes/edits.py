@@ -107,15 +107,28 @@ class _FileEdits:
         return self.last
 
     def changes(self) -> Iterator[tuple[str, str | None, str, str]]:
-        reason = next((r for _, r in self.calls if r), "")
         if self.whole and self.last is not None:
+            # each edit's settings and reason, the last first: a setting takes the reason said for
+            # the last edit that changed it (not a later edit's reason for what the file was created with)
+            touched = [
+                ([key for key, _, _ in _diff(*pairs[0], self.parse)], reason)
+                for pairs, reason in reversed(self.calls)
+            ]
             for setting, old, new in _diff(self.first, self.last, self.parse):
+                reason = next((r for keys, r in touched if any(_related(setting, k) for k in keys)), "")
                 yield setting, old, new, reason
             return
         for pairs, call_reason in self.calls:
             for before, after in pairs:
                 for setting, old, new in _diff(before, after, self.parse):
                     yield setting, old, new, call_reason
+
+
+def _related(setting: str, key: str) -> bool:
+    """One names the other or a part of it (`jobs` and `jobs.test.steps`)."""
+    return any(
+        a == b or a.startswith(b + ".") or a.startswith(b + "[") for a, b in ((setting, key), (key, setting))
+    )
 
 
 def _diff(
