@@ -97,8 +97,9 @@ _FAILURE_WORDS = re.compile(
 
 
 def _shape(line: str) -> str:
-    """What a line looks like, without its words: its first mark, indent, and whether it names a
-    failure, a position or a colon (to tell the kinds of 'plain' and 'reported' lines apart)."""
+    """What a line looks like, without its words: its first mark (and the word a line reporting an
+    error opens with), indent, whether it names a failure or a position, its length; to tell the
+    kinds of 'plain' and 'reported' lines apart on the test split without reading them."""
     stripped = line.strip()
     first = stripped[:1]
     mark = first if first and not first.isalnum() else ("Aa" if first.isupper() else "aa")
