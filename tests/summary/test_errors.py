@@ -1187,6 +1187,27 @@ def test_the_file_an_error_names_comes_first_in_its_fix(tmp_path: Path) -> None:
     ]
 
 
+def test_reading_the_same_ci_run_again_proves_nothing_gone_unless_it_was_run_again(tmp_path: Path) -> None:
+    log = "build\tverify\t2026-01-02T10:00:01.1234567Z error: failed to verify package tarball\n"
+
+    def session(*between: str) -> list[ErrorResolution]:
+        t = TranscriptBuilder()
+        t.user("Why did the release fail?")
+        t.bash("gh run view 28943891 --log-failed | tail -40", log)
+        t.edit("Cargo.toml", 'include = ["src/**"]', 'include = ["src/**", "src/shim.rb"]')
+        for command in between:
+            t.bash(command, "")
+        t.bash(
+            "gh run view 28943891 --json status,conclusion", '{"status":"completed","conclusion":"success"}'
+        )
+        return extract_errors_resolved(t.read(tmp_path))
+
+    [open_] = session()
+    assert (open_.error, open_.fix, open_.verification) == ("error: failed to verify package tarball", "", "")
+    [rerun] = session("gh run rerun 28943891 --failed")
+    assert rerun.verification.startswith("`gh run view 28943891 --json status,conclusion`")
+
+
 def test_a_ci_log_read_back_is_the_work_failing(tmp_path: Path) -> None:
     """`gh run view --log-failed` is a lookup, but what it prints is the work failing in CI."""
     log = (

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from graphiti_session_tracking.transcripts import Session, ToolCall
+from graphiti_session_tracking.transcripts import Session, ToolCall, ToolKind
 
 from .._sentences import Sentence, cut, split_sentences
 from ..model import ErrorResolution
@@ -173,10 +173,33 @@ def _proves_gone(session: Session, run: _Run, failure: _Open, index: int) -> boo
     call = run.calls[index]
     if _carries(call.result.text if call.result else "", failure.line):
         return False
+    if failure.failing is not None and _same_ci_run(
+        failure.failing, call, run.calls[failure.first + 1 : index]
+    ):
+        return False
     if not failure.soft or failure.failing is None:
         return True
     same = _bare(_command(failure.failing)) == _bare(_command(call))
     return same and bool(_fix(session, run.calls[failure.first + 1 : index], _kind_key(call)))
+
+
+# A CI run or job read back by its number (`gh run view 28943891068 --log-failed`, `glab ci trace 123`).
+_CI_RUN = re.compile(
+    r"\b(?:gh\s+run\s+(?:view|watch)|glab\s+ci\s+(?:view|trace|status))\b[^|;&\n]*?\b(\d{3,})\b"
+)
+
+
+_CI_RERUN = re.compile(r"\bgh\s+run\s+rerun\b|\bglab\s+ci\s+retry\b")
+
+
+def _same_ci_run(failing: ToolCall, call: ToolCall, between: list[ToolCall]) -> bool:
+    """Both read back the same CI run, not run again in between (`gh run rerun`): what a finished
+    run printed never changes, so asking it again (its status, another job's log) proves its
+    failure gone no more than reading it twice."""
+    before, after = _CI_RUN.search(_command(failing)), _CI_RUN.search(_command(call))
+    if before is None or after is None or before.group(1) != after.group(1):
+        return False
+    return not any(_CI_RERUN.search(_command(c)) for c in between if c.kind is ToolKind.COMMAND)
 
 
 def _carries(text: str, line: str) -> bool:
