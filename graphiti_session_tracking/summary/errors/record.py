@@ -94,13 +94,35 @@ def _after(failure: _Open) -> int:
     return failure.first + 1 if failure.failing is not None else failure.first
 
 
+# "I'm using X because …", "I'll rerun it since …": why the agent acts, not why something failed.
+_ACTING = re.compile(
+    r"^\W*(?:(?:I|we)(?:'ll|’ll| will)|let me|let's|(?:I|we)(?:'m|’m| am|'re|’re| are) (?:using|going to|"
+    r"switching|doing|adding|keeping|taking|trying|following|choosing|leaving|skipping|starting|moving|making)\b)",
+    re.IGNORECASE,
+)
+# "I've got the root cause.", "Found the issue!", "Root cause:": the cause announced, not said.
+_ANNOUNCED = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|so|now|great|good)\W+)?(?:(?:I(?:'ve|’ve| have)?|we(?:'ve|’ve| have)?)\s+)?"
+    r"(?:(?:got|found|identified|spotted|located|see|know)\s+)?(?:here(?:'s|’s| is)\s+)?(?:the\s+)?"
+    r"(?:real\s+|actual\s+)?(?:root\s+cause|cause|issue|problem|bug)"
+    r"(?:\s+(?:is\s+)?(?:identified|found|clear(?:\s+now)?))?\W*$",
+    re.IGNORECASE,
+)
+
+
 def _stated_cause(said: list[Sentence]) -> str:
-    """The assistant's first explicit, unhedged explanation of why it failed; else nothing."""
+    """The assistant's first explicit, unhedged explanation of why it failed; else nothing (a
+    sentence that only announces one, "I've got the root cause.", or says why the agent acts,
+    "I'm using X because …", explains no failure)."""
     return next(
         (
             s.text
             for s in said
-            if _ROOT_CAUSE.search(s.prose) and not _HEDGED.search(s.prose) and not _ONLY_WHERE.search(s.prose)
+            if _ROOT_CAUSE.search(s.prose)
+            and not _HEDGED.search(s.prose)
+            and not _ONLY_WHERE.search(s.prose)
+            and not _ANNOUNCED.match(s.prose)
+            and not _ACTING.match(s.prose)
         ),
         "",
     )
