@@ -15,7 +15,7 @@ from ..model import ErrorResolution
 from .commands import _PASTED, Key, _bare, _command, _is_check, _kind_key, _verdict
 from .lines import _CODE, _POSITION, _TIMED_OUT, ERROR_LIMIT
 from .reports import _COUNT
-from .verdict import failure_lines
+from .verdict import _SYSTEM_ERROR, failure_lines
 
 if TYPE_CHECKING:
     from .walk import _Open, _Run
@@ -136,11 +136,12 @@ def _error_text(failure: _Open) -> str:
     return cut(f"{failure.line} (also: {also})", ERROR_LIMIT + _ALSO_LIMIT)
 
 
-# A sandbox's refusals: no permission for a file or a port, no network (a name that does not resolve).
-_DENIED = re.compile(
-    r"Operation not permitted|Permission denied|PermissionDenied|\bEPERM\b|\bEACCES\b|Read-only file system|"
-    r"(?:Could not|Couldn't|failed to) resolve (?:host|address)|getaddrinfo|\bENOTFOUND\b|\bEAI_AGAIN\b|"
-    r"Network is unreachable|nodename nor servname|Temporary failure in name resolution|failed in sandbox",
+# What a sandbox refuses beyond the file system's own refusals (`_SYSTEM_ERROR`): an operation or
+# a port not permitted, the network (a name that does not resolve).
+_SANDBOXED = re.compile(
+    r"Operation not permitted|PermissionDenied|(?:Could not|Couldn't|failed to) resolve (?:host|address)|"
+    r"getaddrinfo|\bENOTFOUND\b|\bEAI_AGAIN\b|Network is unreachable|nodename nor servname|"
+    r"Temporary failure in name resolution|failed in sandbox",
     re.IGNORECASE,
 )
 
@@ -155,7 +156,8 @@ def _left_sandbox(failing: ToolCall | None, passing: ToolCall) -> str:
         or passing.kind is not ToolKind.COMMAND
     ):
         return ""
-    if not _DENIED.search(failing.result.text if failing.result else ""):
+    text = failing.result.text if failing.result else ""
+    if not (_SYSTEM_ERROR.search(text) or _SANDBOXED.search(text)):
         return ""
     return f"Re-ran `{cut(_bare(_command(passing)), 80)}` outside the sandbox (escalated permissions)"
 

@@ -86,6 +86,12 @@ _UNPARSED = re.compile(
 )
 # Reading a CI run's log or checks: the work failing on another machine, whatever the exit code.
 _READS_CI = re.compile(r"\bgh\s+(?:run\s+(?:view|watch)|pr\s+checks)\b|\bglab\s+ci\s+(?:view|trace|status)\b")
+# A CI run or job read back by its number (`gh run view 28943891068 --log-failed`, `glab ci trace 123`).
+_CI_RUN = re.compile(
+    r"\b(?:gh\s+run\s+(?:view|watch)|glab\s+ci\s+(?:view|trace|status))\b[^|;&\n]*?\b(\d{3,})\b"
+)
+# A run started again under its number: what reading that number prints may change after it.
+_CI_RERUN = re.compile(r"\bgh\s+run\s+rerun\b|\bglab\s+ci\s+retry\b")
 
 
 # failure_lines of the calls judged last: the walk, the fix and the bypass rule each ask of the

@@ -13,7 +13,7 @@ from ..model import ErrorResolution
 from .commands import _PASTED, Key, _bare, _command, _is_check, _kind_key
 from .lines import _MAX_RECORDS_PER_RUN, _VOLATILE, _clean, _message_tail, _signature, pasted_errors
 from .record import _fix, _record, _unresolved, _verification
-from .verdict import _RAN_TESTS, Unnamed, _stalled, failure_lines, reported_lines
+from .verdict import _CI_RERUN, _CI_RUN, _RAN_TESTS, Unnamed, _stalled, failure_lines, reported_lines
 
 # A merge that stopped on conflicts is done when the merge is committed or continued.
 _CONFLICTED = re.compile(r"^CONFLICT \(", re.MULTILINE)
@@ -181,15 +181,6 @@ def _proves_gone(session: Session, run: _Run, failure: _Open, index: int) -> boo
         return True
     same = _bare(_command(failure.failing)) == _bare(_command(call))
     return same and bool(_fix(session, run.calls[failure.first + 1 : index], _kind_key(call)))
-
-
-# A CI run or job read back by its number (`gh run view 28943891068 --log-failed`, `glab ci trace 123`).
-_CI_RUN = re.compile(
-    r"\b(?:gh\s+run\s+(?:view|watch)|glab\s+ci\s+(?:view|trace|status))\b[^|;&\n]*?\b(\d{3,})\b"
-)
-
-
-_CI_RERUN = re.compile(r"\bgh\s+run\s+rerun\b|\bglab\s+ci\s+retry\b")
 
 
 def _same_ci_run(failing: ToolCall, call: ToolCall, between: list[ToolCall]) -> bool:
