@@ -28,6 +28,7 @@ _CHANNELS = (
     "_plans",
     "_rejections",
     "_picked_or_accepted",
+    "_settled",
     "_marked",
     "_listed",
     "_merged",

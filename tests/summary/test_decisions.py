@@ -22,6 +22,7 @@ from graphiti_session_tracking.summary.decisions import (
     PLANNED,
     REASONED,
     REDIRECTED,
+    SETTLED,
     STATED,
     extract_decisions,
     is_decision,
@@ -282,6 +283,57 @@ def test_recommendation_without_acceptance_is_no_decision(tmp_path: Path) -> Non
     t.user("The release is failing, what can we do?")
     t.say("I'd recommend pinning the action to v4. Want me to do that?")
     t.user("no, let me think about it first")
+    assert read_decisions(t.read(tmp_path)) == []
+
+
+def test_direction_the_user_settled_in_their_own_words(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Move the package out of pkg/.")
+    t.say("Should I rename the package to `sync` while moving it, or keep its name?")
+    t.user(
+        'ok, idea was to rename the package but the clash with the stdlib is not great, so let\'s stick to "gitsync" '
+        "and just move it out of the pkg folder"
+    )
+    t.say("Moved it.")
+    t.user(
+        "10k gets an internal server error, 5k works again, so I guess we should stick to 5k batches as a default."
+    )
+    first, second = read_decisions(t.read(tmp_path))
+    assert first == DecisionRecord(
+        decision='Stick to "gitsync" and just move it out of the pkg folder',
+        rationale="Idea was to rename the package but the clash with the stdlib is not great",
+        confidence=SETTLED,
+        by="user",
+    )
+    assert (second.decision, second.rationale) == (
+        "Stick to 5k batches as a default",
+        "10k gets an internal server error, 5k works again",
+    )
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "let's keep going",
+        "ok let's go with it for now",
+        "let's keep it simple",
+        "let's try the other port",  # a request, not a choice between ways
+        "should we stick to 5k batches?",  # still asking
+        "run `let's stick to X` in the shell",  # the words are code, not the user's
+    ],
+)
+def test_reply_that_settles_nothing(tmp_path: Path, reply: str) -> None:
+    t = TranscriptBuilder()
+    t.user("Tune the batch size.")
+    t.say("Batches of 10k fail; 5k works.")
+    t.user(reply)
+    assert read_decisions(t.read(tmp_path)) == []
+
+
+def test_settling_words_in_the_first_request_are_the_request(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Let's stick to 5k batches as a default in the mirror.")
+    t.say("Done.")
     assert read_decisions(t.read(tmp_path)) == []
 
 

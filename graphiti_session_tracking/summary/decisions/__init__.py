@@ -19,6 +19,9 @@ real decision (not how good the decision was):
        beats ("Refactor to a loop to avoid duplicating the logic", "… instead of a fixed path",
        "Uses dirname "$0" to find the folder — works with worktrees");
 - 0.7  the user turned down a tool call and said what to do instead ("use X instead of Y");
+- 0.7  the user, replying while the work goes on, settled a direction in words that settle it
+       ("…, so let's stick to gitsync", "let's go for a one-liner", "we should stick to 5k
+       batches as a default", "change in plan: …"), the clause before "so" as rationale;
 - 0.6  a failed command run again with a flag that skips the check that failed (`git commit
        --no-gpg-sign` after "gpg failed to sign", `git add -f` after "paths are ignored");
 - 0.6  a statement of a choice already made, in the first person or past tense: "Used X
@@ -68,6 +71,7 @@ from .record import (
     PLANNED,
     REASONED,
     REDIRECTED,
+    SETTLED,
     STATED,
 )
 
@@ -83,6 +87,7 @@ __all__ = [
     "PLAN_STEP",
     "REASONED",
     "REDIRECTED",
+    "SETTLED",
     "STATED",
     "extract_decisions",
     "is_decision",

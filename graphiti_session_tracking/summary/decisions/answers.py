@@ -1,5 +1,6 @@
 """The user's channel: an answer to AskUserQuestion, a tool call turned down with what to do
-instead, an option picked from the assistant's list or a recommendation accepted."""
+instead, an option picked from the assistant's list or a recommendation accepted, a direction
+settled in the user's own words."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from .._sentences import plain, prose_lines, split_sentences
 from ..model import DecisionRecord
 from .alternatives import _alternatives, _whole
 from .prose import _CHOICE, _DIAGNOSIS
-from .record import _RECOMMENDED, ACCEPTED, ASKED, PICKED, REDIRECTED, _Found, _lead, _record
+from .record import _RECOMMENDED, ACCEPTED, ASKED, PICKED, REDIRECTED, SETTLED, _Found, _lead, _record
 
 # --- AskUserQuestion: the user's answer ---------------------------------------------------------
 
@@ -186,3 +187,62 @@ def _options(text: str) -> list[tuple[str, str]]:
         if body and number not in {n for n, _ in runs[-1]}:
             runs[-1].append((number, body))
     return runs[-1] if runs else []
+
+
+# --- The user settled a direction in their own words -------------------------------------------
+
+# "so let's stick to gitsync", "Let's go for a one-liner", "we should stick to 5k batches",
+# "let's do this in 3 commits", "change in plan: all files in the root folder": a choice the user
+# makes while the work goes on, in words that settle it. Not "let's try/see/fix …": a request.
+_SETTLE = re.compile(
+    r"\b(?P<lead>(?:let'?s|we should|I'?d rather|I would rather|I'?d prefer to)\s+(?:just\s+|instead\s+)?)"
+    r"(?:stick (?:to|with)|go (?:for|with)|keep|switch to|settle on|opt for|drop|"
+    r"do (?:this|it|that) (?:in|as|via)|use(?=.*\b(?:instead of|rather than)\b))\b"
+    r"|\bchange (?:in|of) plans?\s*[:,—–-]",
+    re.IGNORECASE,
+)
+# What may follow a settling phrase without naming a choice: "let's keep going", "let's go with
+# it for now", "let's keep it simple".
+_FILLER = frozenset("going on up here there now then again for same way one as is".split())
+_PRONOUN = frozenset("it this that these those them".split())
+# The reason the user gives before the choice in the same sentence: "…, so let's stick to X".
+_SO = re.compile(r"^(.{12,}?)[,;]?\s+so\s+(?:I guess\s+|I think\s+)?$", re.IGNORECASE)
+_SETTLED_LIMIT = 2_000  # longer messages are pasted documents or reviews, not a reply that settles
+
+
+def _settled(session: Session) -> Iterator[_Found]:
+    replying = False  # a choice settled while the work goes on, not the first request
+    for message in session.messages:
+        if message.is_sidechain or message.from_subagent:
+            continue
+        if message.role == "assistant" and message.text.strip():
+            replying = True
+        elif message.is_human and not message.tool_results and replying:
+            if len(message.text) > _SETTLED_LIMIT:
+                continue
+            for sentence in split_sentences(message.text):
+                found = _settling(sentence.text, sentence.prose)
+                if found is not None:
+                    yield _Found(message.line, found)
+
+
+def _settling(text: str, prose: str) -> DecisionRecord | None:
+    """The choice a sentence of the user's settles, with the reason said before it; None if none."""
+    if prose.rstrip().endswith("?") or _SETTLE.search(prose) is None:
+        return None  # (a settling phrase inside code or a quote is not the user's)
+    settle = _SETTLE.search(text)
+    if settle is None:
+        return None
+    words = [w for w in re.findall(r"[\w'./-]+", text[settle.end() :].lower()) if w not in _FILLER]
+    if not words or (words[0] in _PRONOUN and len(words) < 3):
+        return None
+    start = settle.end("lead") if settle.group("lead") else settle.start()
+    decision = text[start:].strip()
+    reason = _SO.match(text[: settle.start()])
+    rationale = (
+        re.sub(r"^(?:ok(?:ay)?|yes|yep|yeah|right|hmm)[,.!]?\s+", "", reason.group(1), flags=re.I)
+        if reason
+        else ""
+    )
+    decision = decision[:1].upper() + decision[1:]
+    return _record(decision, rationale, _alternatives(decision), SETTLED, "user")

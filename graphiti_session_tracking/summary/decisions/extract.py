@@ -11,7 +11,7 @@ from difflib import SequenceMatcher
 from graphiti_session_tracking.transcripts import Session, ToolKind
 
 from ..model import DecisionRecord
-from .answers import _asked, _picked_or_accepted, _rejections
+from .answers import _asked, _picked_or_accepted, _rejections, _settled
 from .bypass import _bypassed
 from .marked import _listed, _marked, _merged
 from .plans import _plans
@@ -52,6 +52,7 @@ def _every_form(session: Session) -> Iterator[_Found]:
     yield from _plans(session)
     yield from _rejections(session)
     yield from _picked_or_accepted(session)
+    yield from _settled(session)
     # What the user asked so far (a sub-agent's prompt is the assistant's own words, not a request).
     requests: list[str] = []
     for message in session.messages:
