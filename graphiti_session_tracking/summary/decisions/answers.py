@@ -203,8 +203,10 @@ _SETTLE = re.compile(
 )
 # What may follow a settling phrase without naming a choice: "let's keep going", "let's go with
 # it for now", "let's keep it simple".
-_FILLER = frozenset("going on up here there now then again for same way one as is".split())
-_PRONOUN = frozenset("it this that these those them".split())
+_FILLER = frozenset(
+    ["going", "on", "up", "here", "there", "now", "then", "again", "for", "same", "way", "one", "as", "is"]
+)
+_PRONOUN = frozenset(["it", "this", "that", "these", "those", "them"])
 # The reason the user gives before the choice in the same sentence: "…, so let's stick to X".
 _SO = re.compile(r"^(.{12,}?)[,;]?\s+so\s+(?:I guess\s+|I think\s+)?$", re.IGNORECASE)
 _SETTLED_LIMIT = 2_000  # longer messages are pasted documents or reviews, not a reply that settles
