@@ -1233,3 +1233,23 @@ def test_a_ci_log_read_back_is_the_work_failing(tmp_path: Path) -> None:
 
     assert record.error == "error: these files need formatting: a.go"
     assert record.fix == "Ran `gofmt -w a.go`"
+
+
+def test_a_toolchain_too_old_is_fixed_by_running_on_another_one(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Run the tests.")
+    t.bash(
+        "cargo test --no-run",
+        "Exit code 101\nerror: rustc 1.93.0 is not supported by the following package: kdl@6.7.1 requires rustc 1.95",
+        is_error=True,
+    )
+    t.bash("rustup toolchain list", "stable-aarch64-apple-darwin (default)\n1.96.0-aarch64-apple-darwin")
+    t.bash(
+        "cargo +1.96.0 test --no-run", "Finished `test` profile [unoptimized + debuginfo] target(s) in 9.1s"
+    )
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    # `cargo +1.96.0 test` is `cargo test` on another toolchain; listing the toolchains fixed nothing.
+    assert record.fix == "Ran `cargo +1.96.0 test --no-run` instead of `cargo test --no-run`"
+    assert record.verification == "`cargo +1.96.0 test --no-run` passed"

@@ -44,6 +44,10 @@ I, D = ToolIntent, ToolDomain  # noqa: E741 - short names keep the table readabl
         ("cargo build --release", "cargo", "build", I.EXECUTE, D.CODE),
         ("cargo test 2>&1", "cargo", "test", I.VALIDATE, D.TESTING),
         ("cargo llvm-cov --fail-under-lines 100 2>&1", "cargo", "llvm-cov", I.VALIDATE, D.TESTING),
+        ("cargo +1.96.0 test --no-run", "cargo", "test", I.VALIDATE, D.TESTING),  # another toolchain
+        ("rustup run nightly cargo clippy", "cargo", "clippy", I.VALIDATE, D.CODE),
+        ("rustup toolchain list", "rustup", "toolchain", I.READ, D.PROCESS),
+        ("rustup toolchain install 1.95", "rustup", "toolchain", I.CONFIGURE, D.PACKAGE),
         ("go test ./...", "go", "test", I.VALIDATE, D.TESTING),
         ("go get github.com/x/y@latest", "go", "get", I.CONFIGURE, D.PACKAGE),
         ("go build ./cmd/app", "go", "build", I.EXECUTE, D.CODE),

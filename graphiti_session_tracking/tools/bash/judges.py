@@ -615,6 +615,31 @@ _CARGO: dict[str, Kind] = _table(
     ("clean", CLEAN),
     ("watch", SERVE),
 )
+_CARGO_SUBCOMMAND = _by_subcommand(
+    _CARGO, CARGO_EXTRA, frozenset({"--manifest-path", "-p", "--package", "-Z"})
+)
+
+
+def _cargo(prog: str, args: list[str], seg: Segment, analyzer: BashAnalyzer) -> SegmentVerdict | None:
+    """`cargo +1.96.0 test` is `cargo test` on another toolchain: the `+toolchain` is no subcommand."""
+    if args and args[0].startswith("+"):
+        args = args[1:]
+    return _CARGO_SUBCOMMAND(prog, args, seg, analyzer)
+
+
+def _rustup(prog: str, args: list[str], seg: Segment, analyzer: BashAnalyzer) -> SegmentVerdict | None:
+    """`rustup run 1.96.0 cargo test` runs `cargo test` on that toolchain; `rustup show` and the
+    lists read which toolchains there are; any other use sets one up."""
+    sub, rest = _first_positional(args)
+    if sub == "run" and len(rest) >= 2:
+        return _delegate(rest[1:], analyzer, seg, f"via {prog} run {rest[0]}")
+    if sub in (None, "show", "which", "check", "doc") or (
+        sub in ("toolchain", "target", "component") and rest[:1] == ["list"]
+    ):
+        return SegmentVerdict(ENV_READ, prog, sub, rest)
+    return SegmentVerdict(ENV_SETUP, prog, sub, rest)
+
+
 _GO: dict[str, Kind] = _table(
     ("build install", BUILD),
     ("test", TEST),
@@ -943,8 +968,8 @@ _TABLE: dict[str, Judge] = {
     "nvm": _simple(ENV_SETUP),
     "volta": _simple(ENV_SETUP),
     "corepack": _simple(ENV_SETUP),
-    "cargo": _by_subcommand(_CARGO, CARGO_EXTRA, frozenset({"--manifest-path", "-p", "--package", "-Z"})),
-    "rustup": _simple(ENV_SETUP),
+    "cargo": _cargo,
+    "rustup": _rustup,
     "go": _go,
     **_each(
         "apt apt-get aptitude yum dnf zypper apk brew port snap flatpak choco winget scoop nix-env gem bundle composer mix opam cabal stack pub luarocks cpanm",
