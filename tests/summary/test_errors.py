@@ -1253,3 +1253,25 @@ def test_a_toolchain_too_old_is_fixed_by_running_on_another_one(tmp_path: Path) 
     # `cargo +1.96.0 test` is `cargo test` on another toolchain; listing the toolchains fixed nothing.
     assert record.fix == "Ran `cargo +1.96.0 test --no-run` instead of `cargo test --no-run`"
     assert record.verification == "`cargo +1.96.0 test --no-run` passed"
+
+
+def test_each_task_of_a_task_runner_is_its_own_kind_and_showing_less_output_fixes_nothing(
+    tmp_path: Path,
+) -> None:
+    t = TranscriptBuilder()
+    t.user("Run the checks.")
+    vuln = "[lint:govulncheck] doc.go:18:1: package requires newer Go version go1.26 (application built with go1.25)"
+    t.bash("mise run check 2>&1 | tail -80", f"{vuln}\n[lint:govulncheck] ERROR task failed", is_error=True)
+    t.bash("mise run test 2>&1 | tail -30", "ok  example.com/auth 0.5s")  # another task: proves nothing
+    t.bash("go install golang.org/x/vuln/cmd/govulncheck@latest", "")
+    t.bash("mise run check 2>&1 | tail -25", "No vulnerabilities found.")
+    fmt = "[lint:gofmt] These .go files need to be formatted: a_test.go"
+    t.bash("mise run check 2>&1 | tail -20", f"{fmt}\n[lint:gofmt] ERROR task failed", is_error=True)
+    t.bash("mise run check 2>&1 | tail -15", "No vulnerabilities found.")
+
+    vulnerable, unformatted = extract_errors_resolved(t.read(tmp_path))
+
+    assert vulnerable.fix == "Ran `go install golang.org/x/vuln/cmd/govulncheck@latest`"
+    assert vulnerable.verification == "`mise run check 2>&1 | tail -25` passed"
+    # Only the shown tail of the output changed: no fix is named rather than a wrong one.
+    assert (unformatted.fix, unformatted.verification) == ("", "`mise run check 2>&1 | tail -15` passed")

@@ -51,6 +51,12 @@ I, D = ToolIntent, ToolDomain  # noqa: E741 - short names keep the table readabl
         ("go test ./...", "go", "test", I.VALIDATE, D.TESTING),
         ("go get github.com/x/y@latest", "go", "get", I.CONFIGURE, D.PACKAGE),
         ("go build ./cmd/app", "go", "build", I.EXECUTE, D.CODE),
+        ("go install golang.org/x/vuln/cmd/govulncheck@latest", "go", "install", I.CONFIGURE, D.PACKAGE),
+        ("mise run check 2>&1 | tail -80", "mise", "check", I.VALIDATE, D.CODE),  # the task, not `run`
+        ("mise run test", "mise", "test", I.VALIDATE, D.TESTING),
+        ("mise lint:go", "mise", "lint:go", I.VALIDATE, D.CODE),
+        ("mise x node@20 -- npm test", "npm", "test", I.VALIDATE, D.TESTING),
+        ("mise install", "mise", "install", I.CONFIGURE, D.PACKAGE),
         ("sudo apt-get install -y jq", "apt-get", "install", I.CONFIGURE, D.PACKAGE),
         ("brew install gh", "brew", "install", I.CONFIGURE, D.PACKAGE),
         ("docker compose up -d", "docker", "compose up", I.EXECUTE, D.PROCESS),

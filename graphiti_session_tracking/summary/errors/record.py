@@ -168,9 +168,13 @@ def _changed_command(failing: ToolCall | None, passing: ToolCall) -> str:
     if failing is None or passing.kind is not ToolKind.COMMAND:
         return ""
     before, after = _bare(_command(failing)), _bare(_command(passing))
-    if not after or before == after:
-        return ""
+    if not after or _SHOWN.sub("", before) == _SHOWN.sub("", after):
+        return ""  # (`| tail -20` then `| tail -15`: the same command, its output shown otherwise)
     return f"Ran `{cut(after, 80)}` instead of `{cut(before, 80)}`"
+
+
+# How much of a command's output is shown: `2>&1`, `| tail -20`, `| head -50`, `| grep -v warn`.
+_SHOWN = re.compile(r"\s*2>&1|\s*\|\s*(?:tail|head|tee|cat|less|grep)\b[^|;&]*")
 
 
 def _short(line: str) -> str:

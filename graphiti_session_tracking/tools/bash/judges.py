@@ -526,6 +526,76 @@ def _make_like(value_flags: frozenset[str]) -> Judge:
     return judge
 
 
+_TASK_FLAGS = frozenset(
+    {"-C", "--cd", "-j", "--jobs", "-E", "--env", "-f", "--file", "-d", "--justfile", "-t"}
+)
+_MAKE_LIKE = _make_like(_TASK_FLAGS)
+_MISE_SETUP = frozenset(
+    [
+        "install",
+        "i",
+        "use",
+        "u",
+        "upgrade",
+        "up",
+        "uninstall",
+        "prune",
+        "trust",
+        "set",
+        "unset",
+        "settings",
+        "plugins",
+        "plugin",
+        "link",
+        "sync",
+        "implode",
+        "self-update",
+        "activate",
+    ]
+)
+_MISE_READ = frozenset(
+    [
+        "ls",
+        "list",
+        "current",
+        "where",
+        "which",
+        "doctor",
+        "env",
+        "tasks",
+        "outdated",
+        "version",
+        "latest",
+        "ls-remote",
+        "bin-paths",
+        "config",
+        "cfg",
+        "search",
+    ]
+)
+
+
+def _mise(prog: str, args: list[str], seg: Segment, analyzer: BashAnalyzer) -> SegmentVerdict | None:
+    """`mise run lint:go` (or `mise lint:go`) runs that task, judged by its name like a make target,
+    so `mise run test` is not `mise run check`; `mise exec … -- cmd` runs cmd; the rest set tools
+    up or read them."""
+    sub, rest = _first_positional(args, _TASK_FLAGS)
+    if sub in ("exec", "x"):
+        after = rest[rest.index("--") + 1 :] if "--" in rest else []
+        return (
+            _delegate(after, analyzer, seg, f"via {prog} {sub}")
+            if after
+            else SegmentVerdict(ENV_SETUP, prog, sub, rest)
+        )
+    if sub in ("run", "r"):
+        return _MAKE_LIKE(prog, rest, seg, analyzer)
+    if sub in _MISE_SETUP:
+        return SegmentVerdict(ENV_SETUP, prog, sub, rest)
+    if sub is None or sub in _MISE_READ:
+        return SegmentVerdict(ENV_READ, prog, sub, rest)
+    return _MAKE_LIKE(prog, args, seg, analyzer)  # a task named directly
+
+
 _GIT_VALUE_FLAGS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
 _GIT: dict[str, Kind] = _table(
     (
@@ -668,6 +738,10 @@ def _go(prog: str, args: list[str], seg: Segment, analyzer: BashAnalyzer) -> Seg
             else PKG_INSTALL
         )
         return SegmentVerdict(kind, prog, f"mod {action}" if action else "mod", more)
+    if sub == "install" and any("@" in a for a in rest if not a.startswith("-")):
+        return SegmentVerdict(
+            PKG_INSTALL, prog, sub, rest
+        )  # `go install x/cmd/tool@latest`: a tool installed
     return _by_subcommand(_GO, RUN)(prog, args, seg, analyzer)
 
 
@@ -1009,8 +1083,9 @@ _TABLE: dict[str, Judge] = {
     # build tools
     **_each(
         "make gmake just task mage rake invoke inv doit earthly",
-        _make_like(frozenset({"-C", "-f", "--file", "-j", "--jobs", "-d", "--justfile", "-t"})),
+        _MAKE_LIKE,
     ),
+    "mise": _mise,
     **_each(
         "cmake ninja meson bazel bazelisk buck scons gcc g++ clang clang++ cc c++ rustc javac kotlinc esbuild webpack rollup parcel swc tsup turbo nx lerna babel sass postcss tailwindcss protoc buf wasm-pack maturin pyinstaller nuitka cython setup.py ant xcodebuild zig ld ar strip bundle-exec electron-builder",
         _simple(BUILD),
