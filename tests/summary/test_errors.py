@@ -1275,3 +1275,20 @@ def test_each_task_of_a_task_runner_is_its_own_kind_and_showing_less_output_fixe
     assert vulnerable.verification == "`mise run check 2>&1 | tail -25` passed"
     # Only the shown tail of the output changed: no fix is named rather than a wrong one.
     assert (unformatted.fix, unformatted.verification) == ("", "`mise run check 2>&1 | tail -15` passed")
+
+
+def test_a_failing_line_that_introduces_what_follows_keeps_it(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Commit the script.")
+    ignored = (
+        "Exit code 1\nThe following paths are ignored by one of your .gitignore files:\nScripts/redact.py\n"
+        "hint: Use -f if you really want to add them."
+    )
+    t.bash("git add Scripts/redact.py", ignored, is_error=True)
+    t.bash("git add -f Scripts/redact.py", "")
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    assert (
+        record.error == "The following paths are ignored by one of your .gitignore files: Scripts/redact.py"
+    )

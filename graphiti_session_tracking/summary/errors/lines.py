@@ -250,15 +250,18 @@ _SCRIPT_ECHO = re.compile(r"^> \S")
 
 
 def _first_line(text: str) -> str:
-    for line in text.splitlines():
-        stripped = line.strip()
+    """The first line that is not the exit code, a warning or a script's echo; one ending in ':'
+    with the line it introduces (`The following paths are ignored …:` and the path)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for at, stripped in enumerate(lines):
         if (
-            stripped
-            and not _EXIT_CODE.match(stripped)
+            not _EXIT_CODE.match(stripped)
             and not _WARNING.match(stripped)
             and not _SCRIPT_ECHO.match(stripped)
         ):
-            return stripped
+            return (
+                f"{stripped} {lines[at + 1]}" if stripped.endswith(":") and at + 1 < len(lines) else stripped
+            )
     return ""
 
 
