@@ -40,18 +40,16 @@ async def test_the_recorded_answers_make_the_records_a_reader_would_write(tmp_pa
         assert (
             server.missing == []
         )  # every request the tool sent today was recorded: the prompts did not drift
-        assert server.answered == 2
+        assert server.answered == 1  # every tool call of the session is placed by the rules: one request
     offline = extract_summary(session)
-    assert summary.generated_by == "llm" and summary.llm_calls == 2
+    assert summary.generated_by == "llm" and summary.llm_calls == 1
     assert summary.llm_input_tokens <= budget.session_input_tokens
     errors = summary.errors_resolved or []
     assert any(
         "mismatched types id.CheckpointID and string" in e.error and ".String()" in e.fix for e in errors
     )
     assert any("as id.CheckpointID value in argument to paths.CheckpointPath" in e.error for e in errors)
-    assert (
-        len(errors) == len({e.error for e in errors}) == 2
-    )  # the model's rows and the offline ones, once each
+    assert len(errors) == len({e.error for e in errors})  # the model's rows and the offline ones, once each
     decision = next(d for d in summary.key_decisions or [] if "MustCheckpointID" in d.decision)
     assert "easiest" in decision.rationale and decision.confidence is not None and decision.confidence >= 0.7
     assert summary.files_modified == offline.files_modified  # facts from the transcript stand
