@@ -1292,3 +1292,18 @@ def test_a_failing_line_that_introduces_what_follows_keeps_it(tmp_path: Path) ->
     assert (
         record.error == "The following paths are ignored by one of your .gitignore files: Scripts/redact.py"
     )
+
+
+def test_a_check_run_on_the_code_before_the_fix_is_meant_to_fail(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Fix the race in Wait and prove the test catches it.")
+    t.edit("authcode/authcode.go", "select {", "if res, ok := pending(); ok {\n\treturn res\n}\nselect {")
+    failing = "--- FAIL: TestWait (0.00s)\n    authcode_test.go:346: got context canceled, want nil\nFAIL"
+    t.bash(
+        "git show HEAD~1:authcode/authcode.go > authcode/authcode.go && go test -run TestWait ./authcode/; "
+        "git checkout authcode/authcode.go",
+        failing,
+    )
+    t.bash("go test ./authcode/", "ok  example.com/authcode 0.2s")
+
+    assert extract_errors_resolved(t.read(tmp_path)) == []

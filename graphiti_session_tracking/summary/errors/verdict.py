@@ -86,6 +86,12 @@ _UNPARSED = re.compile(
 )
 # Reading a CI run's log or checks: the work failing on another machine, whatever the exit code.
 _READS_CI = re.compile(r"\bgh\s+(?:run\s+(?:view|watch)|pr\s+checks)\b|\bglab\s+ci\s+(?:view|trace|status)\b")
+# A check run on the code as it was before the fix (`git show HEAD~1:a.go > a.go && go test …`,
+# `git stash && pytest`): proving that a new test catches the bug.
+_OLD_CODE_CHECKED = re.compile(
+    r"\bgit\s+(?:show\s+[^\s:]+:\S+\s*>\s*\S+|checkout\s+\S+\s+--\s+\S+|restore\s+--source[=\s]\S+\s+\S+|"
+    r"stash(?:\s+push)?(?:\s+-\S+)*)\s*(?:&&|;)"
+)
 # A CI run or job read back by its number (`gh run view 28943891068 --log-failed`, `glab ci trace 123`).
 _CI_RUN = re.compile(
     r"\b(?:gh\s+run\s+(?:view|watch)|glab\s+ci\s+(?:view|trace|status))\b[^|;&\n]*?\b(\d{3,})\b"
@@ -137,6 +143,8 @@ def _failure_lines(call: ToolCall) -> list[str] | None:
         return error_lines(text)  # the work's failure, read back from CI; none printed: it passed
     if only_looks(call):
         return None  # `grep` finding nothing or `ls` of a missing folder is looking, not failing
+    if _OLD_CODE_CHECKED.search(_command(call)) and _is_check(call):
+        return None  # the fix taken out to see the new test fail: meant to fail, not the work failing
     if _TIMED_OUT.match(text):
         # A server or watcher stopped at the time limit ran; a check that hung says nothing.
         return None if _is_check(call) else error_lines(text)
