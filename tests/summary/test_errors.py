@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from transcript_builder import TranscriptBuilder
 
-from graphiti_session_tracking.summary.errors import extract_errors_resolved
+from graphiti_session_tracking.summary.errors import error_signature, extract_errors_resolved
 from graphiti_session_tracking.summary.model import ErrorResolution
 
 PYTEST_IMPORT_ERROR = """Exit code 2
@@ -941,7 +941,11 @@ def test_a_task_runners_tags_are_read_past_and_its_failure_seen_through_a_pipe(t
     t.edit("/p/sts/sts.go", 'errors.New("Bad")', 'errors.New("bad")')
     t.bash("mise run check 2>&1 | tail -20", "[lint:go] Finished in 1.2s")
     (record,) = extract_errors_resolved(t.read(tmp_path))
-    assert record.error == "sts/sts.go:187:10: ST1005: error strings should not be capitalized (staticcheck)"
+    assert (
+        record.error
+        == "[lint:go] sts/sts.go:187:10: ST1005: error strings should not be capitalized (staticcheck)"
+    )
+    assert error_signature(record.error) == error_signature(record.error.removeprefix("[lint:go] "))
 
 
 def test_a_formatters_complaint_names_the_files_on_the_next_line(tmp_path: Path) -> None:
@@ -1307,3 +1311,22 @@ def test_a_check_run_on_the_code_before_the_fix_is_meant_to_fail(tmp_path: Path)
     t.bash("go test ./authcode/", "ok  example.com/authcode 0.2s")
 
     assert extract_errors_resolved(t.read(tmp_path)) == []
+
+
+def test_a_line_a_task_runner_tagged_keeps_the_task_it_came_from(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Run the checks.")
+    failing = (
+        "Exit code 1\n[lint:shellcheck] Finished in 149.0ms\n"
+        "\x1b[38;5;14m[lint:gofmt]\x1b[0m These .go files need to be formatted:\n[lint:gofmt] internal/smarthttp.go\n"
+        "[lint:gofmt] ERROR task failed"
+    )
+    t.bash("mise run lint", failing, is_error=True)
+    t.edit("internal/smarthttp.go", "\n\n\n", "\n\n")
+    t.bash("mise run lint", "[lint:gofmt] Finished in 80ms")
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    # Which check failed is part of what a reader writes down; the line itself is read untagged.
+    assert record.error == "[lint:gofmt] These .go files need to be formatted: internal/smarthttp.go"
+    assert record.fix == "Edited internal/smarthttp.go"

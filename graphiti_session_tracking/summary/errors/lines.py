@@ -196,6 +196,21 @@ def _distinct(lines: list[str]) -> list[str]:
 _TASK_PREFIX = re.compile(r"^\[(?=[^\]\n]*[a-z])[\w:./@-]+\] ", re.MULTILINE)
 
 
+def with_task(line: str, text: str) -> str:
+    """`line` with the name of the task it came from (`[lint:gofmt] These .go files need to be
+    formatted: …`) when a task runner tagged it in `text`: which check failed. The line is read
+    without the tag; only the record shows it."""
+    head = line[:30].rstrip("…")  # (a line given with the one it introduces starts the same)
+    if not head or line.startswith("["):
+        return line
+    text = _ANSI.sub("", text)
+    # (at a line's start, or after a CI log's job, step and time)
+    tagged = re.search(
+        r"(?:^|[\t ])(\[(?=[^\]\n]*[a-z])[\w:./@-]+\]) +" + re.escape(head), text, re.MULTILINE
+    )
+    return f"{tagged.group(1)} {line}" if tagged else line
+
+
 # A GitHub Actions log line as `gh run view --log` prints it: job, step and time before the line.
 _CI_LOG_PREFIX = re.compile(r"^[^\t\n]+\t[^\t\n]+\t\ufeff?\d{4}-\d\d-\d\dT[\d:.]+Z ?", re.MULTILINE)
 

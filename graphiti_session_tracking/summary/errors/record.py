@@ -13,7 +13,7 @@ from .._sentences import Sentence, cut
 from ..files import relative_path, written_file
 from ..model import ErrorResolution
 from .commands import _PASTED, Key, _bare, _command, _is_check, _kind_key, _verdict
-from .lines import _CODE, _POSITION, _TIMED_OUT, ERROR_LIMIT
+from .lines import _CODE, _POSITION, _TIMED_OUT, ERROR_LIMIT, with_task
 from .reports import _COUNT
 from .verdict import _SYSTEM_ERROR, failure_lines
 
@@ -129,11 +129,14 @@ def _stated_cause(said: list[Sentence]) -> str:
 
 
 def _error_text(failure: _Open) -> str:
-    """The failing line, naming the run's further distinct lines that got no record of their own."""
+    """The failing line with the task it came from, naming the run's further distinct lines that
+    got no record of their own."""
+    result = failure.failing.result if failure.failing is not None else None
+    line = with_task(failure.line, result.text) if result is not None else failure.line
     if not failure.also:
-        return failure.line
+        return line
     also = "; ".join(_short(line) for line in failure.also)
-    return cut(f"{failure.line} (also: {also})", ERROR_LIMIT + _ALSO_LIMIT)
+    return cut(f"{line} (also: {also})", ERROR_LIMIT + _ALSO_LIMIT)
 
 
 # What a sandbox refuses beyond the file system's own refusals (`_SYSTEM_ERROR`): an operation or

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from .lines import _CODE, _POSITION
+from .lines import _CODE, _POSITION, _TASK_PREFIX
 
 _SIGNATURE_NOISE = (
     (
@@ -29,7 +29,8 @@ def error_signature(error: str) -> str:
     """What makes two errors the same error across sessions: its code or exception type, plus the
     message with paths, addresses, ids and numbers taken out: the same failure on another line,
     port or file is the same error; another missing module is not."""
-    line = error.split(" (also: ", 1)[0].split(" / ", 1)[0]
+    # (the task a runner ran it in, `[lint:go] `, is where it was seen, not what it is)
+    line = _TASK_PREFIX.sub("", error.split(" (also: ", 1)[0].split(" / ", 1)[0], count=1)
     code = _CODE.search(line)
     message = _POSITION.sub("", line)
     for pattern, token in _SIGNATURE_NOISE:
