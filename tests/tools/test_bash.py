@@ -57,6 +57,7 @@ I, D = ToolIntent, ToolDomain  # noqa: E741 - short names keep the table readabl
         ("mise lint:go", "mise", "lint:go", I.VALIDATE, D.CODE),
         ("mise x node@20 -- npm test", "npm", "test", I.VALIDATE, D.TESTING),
         ("mise install", "mise", "install", I.CONFIGURE, D.PACKAGE),
+        ("mise run", "mise", "run", I.READ, D.PACKAGE),  # no task: it asks which one
         ("sudo apt-get install -y jq", "apt-get", "install", I.CONFIGURE, D.PACKAGE),
         ("brew install gh", "brew", "install", I.CONFIGURE, D.PACKAGE),
         ("docker compose up -d", "docker", "compose up", I.EXECUTE, D.PROCESS),

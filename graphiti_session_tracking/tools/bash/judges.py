@@ -530,48 +530,14 @@ _TASK_FLAGS = frozenset(
     {"-C", "--cd", "-j", "--jobs", "-E", "--env", "-f", "--file", "-d", "--justfile", "-t"}
 )
 _MAKE_LIKE = _make_like(_TASK_FLAGS)
-_MISE_SETUP = frozenset(
-    [
-        "install",
-        "i",
-        "use",
-        "u",
-        "upgrade",
-        "up",
-        "uninstall",
-        "prune",
-        "trust",
-        "set",
-        "unset",
-        "settings",
-        "plugins",
-        "plugin",
-        "link",
-        "sync",
-        "implode",
-        "self-update",
-        "activate",
-    ]
-)
-_MISE_READ = frozenset(
-    [
-        "ls",
-        "list",
-        "current",
-        "where",
-        "which",
-        "doctor",
-        "env",
-        "tasks",
-        "outdated",
-        "version",
-        "latest",
-        "ls-remote",
-        "bin-paths",
-        "config",
-        "cfg",
-        "search",
-    ]
+_MISE: dict[str, Kind] = _table(
+    (
+        "install i use u upgrade up uninstall prune trust set unset settings plugins plugin link sync",
+        ENV_SETUP,
+    ),
+    ("implode self-update activate", ENV_SETUP),
+    ("ls list current where which doctor env tasks outdated version latest ls-remote bin-paths", ENV_READ),
+    ("config cfg search", ENV_READ),
 )
 
 
@@ -588,11 +554,11 @@ def _mise(prog: str, args: list[str], seg: Segment, analyzer: BashAnalyzer) -> S
             else SegmentVerdict(ENV_SETUP, prog, sub, rest)
         )
     if sub in ("run", "r"):
+        if not _positionals(rest, _TASK_FLAGS):
+            return SegmentVerdict(PKG_READ, prog, sub, rest, note="lists tasks")  # it asks which to run
         return _MAKE_LIKE(prog, rest, seg, analyzer)
-    if sub in _MISE_SETUP:
-        return SegmentVerdict(ENV_SETUP, prog, sub, rest)
-    if sub is None or sub in _MISE_READ:
-        return SegmentVerdict(ENV_READ, prog, sub, rest)
+    if sub is None or sub in _MISE:
+        return SegmentVerdict(_MISE[sub] if sub else ENV_READ, prog, sub, rest)
     return _MAKE_LIKE(prog, args, seg, analyzer)  # a task named directly
 
 
@@ -739,9 +705,7 @@ def _go(prog: str, args: list[str], seg: Segment, analyzer: BashAnalyzer) -> Seg
         )
         return SegmentVerdict(kind, prog, f"mod {action}" if action else "mod", more)
     if sub == "install" and any("@" in a for a in rest if not a.startswith("-")):
-        return SegmentVerdict(
-            PKG_INSTALL, prog, sub, rest
-        )  # `go install x/cmd/tool@latest`: a tool installed
+        return SegmentVerdict(PKG_INSTALL, prog, sub, rest)  # `go install x/cmd/tool@latest`: a tool
     return _by_subcommand(_GO, RUN)(prog, args, seg, analyzer)
 
 
