@@ -193,7 +193,8 @@ def _distinct(lines: list[str]) -> list[str]:
 
 # A task runner's name for the task each line comes from (mise's `[lint:go] `), so the line
 # itself is read; Maven's upper-case `[ERROR]` tags are kept (they are part of its diagnostics).
-_TASK_PREFIX = re.compile(r"^\[(?=[^\]\n]*[a-z])[\w:./@-]+\] ", re.MULTILINE)
+_TASK = r"\[(?=[^\]\n]*[a-z])[\w:./@-]+\]"
+_TASK_PREFIX = re.compile(rf"^{_TASK} ", re.MULTILINE)
 
 
 def with_task(line: str, text: str) -> str:
@@ -205,9 +206,7 @@ def with_task(line: str, text: str) -> str:
         return line
     text = _ANSI.sub("", text)
     # (at a line's start, or after a CI log's job, step and time)
-    tagged = re.search(
-        r"(?:^|[\t ])(\[(?=[^\]\n]*[a-z])[\w:./@-]+\]) +" + re.escape(head), text, re.MULTILINE
-    )
+    tagged = re.search(rf"(?:^|[\t ])({_TASK}) +{re.escape(head)}", text, re.MULTILINE)
     return f"{tagged.group(1)} {line}" if tagged else line
 
 
