@@ -15,7 +15,9 @@
   line as printed) stands in for the model's, with the model's root cause and fix filling its
   empty fields (and its fix replacing one that only lists the files edited and commands run). An
   offline error the model does not confirm is left out: on sessions nobody tuned rules for, 1 in
-  27 such rows was an error a careful reader counts (bench/fidelity.py).
+  27 such rows was an error a careful reader counts (bench/fidelity.py). Nor is a model's row
+  kept when it only quotes a call the offline rules judge to have failed in form only (an editing
+  hiccup, `rm` of a missing file, `nothing to commit`).
 - Config changes: values read from the edits win; the model adds rows only for a configuration
   file the session edited that the offline rows say nothing of.
 """
@@ -182,7 +184,9 @@ def same_error(a: str, b: str) -> bool:
 
 
 def merge_errors(
-    offline: Iterable[ErrorResolution], answers: Iterable[Iterable[ErrorResolution]]
+    offline: Iterable[ErrorResolution],
+    answers: Iterable[Iterable[ErrorResolution]],
+    form_only: tuple[list[str], list[str]] = ([], []),
 ) -> list[ErrorResolution]:
     """The model's errors, once each, with the offline row's exact failing line when the offline
     rules found the same error; an offline row the model does not confirm is left out.
@@ -190,19 +194,38 @@ def merge_errors(
     `answers` holds each answer's rows (one per part of a long session): an error said again in a
     later part is dropped, but rows of one answer are kept apart, as the model wrote them (it listed
     `python: command not found` and `common.sh: line 3: $'\\r': command not found` as two).
+    A model's row quoted only from the output of a call that failed in form only is left out
+    (`form_only`: those outputs, and the outputs of the failures counted, from
+    errors.failed_in_form_only).
     """
     found = list(offline)
     taken: set[int] = set()  # offline rows already standing in for a model row
     said: list[str] = []  # the model's rows of the earlier answers, in its words
+    hiccups, counted = ([_message(text) for text in texts] for texts in form_only)
     kept: list[ErrorResolution] = []
     for answer in answers:
         rows = list(answer)
         for error in rows:
             if any(same_error(text, error.error) for text in said):
                 continue  # said in an earlier part of a long session
+            if _quoted_from(error.error, hiccups) and not _quoted_from(error.error, counted):
+                continue  # an editing hiccup, `rm` of a missing file: no error to a careful reader
             kept.append(_with_twin(error, found, taken))
         said += [error.error for error in rows]
     return kept
+
+
+# Where a model's row joins what it quotes (`a / b`, `a ... b`, `a | b`, `a; b`, `cmd -> out`).
+_JOINS = re.compile(r" / | \.\.\.? | … | \| |; | -> | → ")
+_QUOTED_MIN = 12  # characters: a shorter piece ("Exit code 1") names no output
+
+
+def _quoted_from(row: str, outputs: list[str]) -> bool:
+    """Some piece of `row` is quoted word for word from one of `outputs` (each `_message`d); a
+    piece may carry the model's own lead-in (`git commit failed: nothing to commit`)."""
+    pieces = [_message(piece).strip(" .`'\"") for piece in _JOINS.split(row)]
+    pieces += [piece.split(": ", 1)[1] for piece in pieces if ": " in piece]
+    return any(piece in output for piece in pieces if len(piece) >= _QUOTED_MIN for output in outputs)
 
 
 def _with_twin(error: ErrorResolution, found: list[ErrorResolution], taken: set[int]) -> ErrorResolution:

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 from graphiti_session_tracking.transcripts import Session
 
 from .content import KEEP_ALL, ContentFilter, ContentLine, fit, render, segments, session_content, to_condense
+from .errors import failed_in_form_only
 from .files import relative_path
 from .llm_merge import merge_config, merge_decisions, merge_errors, words
 from .model import (
@@ -299,7 +300,10 @@ def _combine(
     decisions = merge_decisions(
         offline.key_decisions or [], [d for a in answers for d in a.key_decisions], said
     )
-    errors = merge_errors(offline.errors_resolved or [], [a.errors_resolved for a in answers])
+    calls = [call for message in session.messages for call in message.tool_calls]
+    errors = merge_errors(
+        offline.errors_resolved or [], [a.errors_resolved for a in answers], failed_in_form_only(calls)
+    )
     config = merge_config(
         offline.config_changes or [], [c for a in answers for c in a.config_changes], edited
     )

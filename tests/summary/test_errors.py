@@ -272,6 +272,19 @@ def test_hiccups_and_warnings_are_not_errors(tmp_path: Path) -> None:
     assert extract_errors_resolved(t.read(tmp_path)) == []
 
 
+def test_a_script_that_cannot_find_what_it_sources_is_an_error(tmp_path: Path) -> None:
+    """Not `ls` of a missing file: a script of the work stopped at its line 28 (bash's own form)."""
+    t = TranscriptBuilder()
+    t.user("Set up the feature branch.")
+    t.bash(
+        "tmp=$(mktemp); tr -d '\\r' < .specify/scripts/bash/setup-plan.sh > \"$tmp\"; bash \"$tmp\" --json",
+        "Exit code 1\n/tmp/tmp.BpSznhzbvo: line 28: /tmp/common.sh: No such file or directory",
+        is_error=True,
+    )
+    [record] = extract_errors_resolved(t.read(tmp_path))
+    assert record.error == "/tmp/tmp.BpSznhzbvo: line 28: /tmp/common.sh: No such file or directory"
+
+
 def test_the_failing_line_is_stored_not_the_first_line(tmp_path: Path) -> None:
     t = TranscriptBuilder()
     t.user("Lint and build.")

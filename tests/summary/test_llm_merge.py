@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
+import pytest
+from transcript_builder import TranscriptBuilder
+
+from graphiti_session_tracking.summary.errors import failed_in_form_only
 from graphiti_session_tracking.summary.llm_merge import merge_decisions, merge_errors, same_choice, same_error
 from graphiti_session_tracking.summary.model import DecisionRecord, ErrorResolution
 
@@ -87,6 +91,29 @@ def test_rows_of_one_answer_stay_apart_as_the_model_wrote_them() -> None:
     ]
     assert merge_errors([], [rows]) == rows
     assert merge_errors([], [rows[:1], rows[:1]]) == rows[:1]  # said again in a later part: once
+
+
+def test_a_model_row_quoting_only_a_hiccup_is_left_out(tmp_path: Path) -> None:
+    """The offline rules' judgement of a call holds for the model's rows too: `rm` of a missing
+    file and `nothing to commit` are no errors; a failure they count stays, even where its words
+    are also in a hiccup's output; a failing lookup is no hiccup (a reader may count it)."""
+    t = TranscriptBuilder()
+    t.user("Tidy up and ship.")
+    t.bash("rm serve-charts.js", "Exit code 1\nrm: serve-charts.js: No such file or directory", is_error=True)
+    t.bash("git commit -am wip", "Exit code 1\nnothing to commit, working tree clean", is_error=True)
+    t.bash("npm test", "Exit code 1\nError: Cannot find module './serve-charts.js'", is_error=True)
+    t.bash("gh pr view 12", 'Exit code 1\nno pull requests found for branch "wip"', is_error=True)
+    session = t.read(tmp_path)
+    calls = [call for message in session.messages for call in message.tool_calls]
+    rows = [
+        ErrorResolution(error="rm: serve-charts.js: No such file or directory"),
+        ErrorResolution(error="git commit failed: nothing to commit, working tree clean"),
+        ErrorResolution(error="Error: Cannot find module './serve-charts.js'"),
+        ErrorResolution(error='gh pr view 12 -> no pull requests found for branch "wip"'),
+    ]
+    kept = merge_errors([], [rows], failed_in_form_only(calls))
+    assert [e.error for e in kept] == [rows[2].error, rows[3].error]
+    assert merge_errors([], [rows]) == rows  # without the session's calls, nothing is judged
 
 
 def test_a_shared_topic_is_not_the_same_choice() -> None:

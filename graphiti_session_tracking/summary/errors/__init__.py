@@ -27,7 +27,13 @@ makes two errors one across sessions.
 """
 
 from .signature import error_signature
-from .verdict import failure_lines, forget_judged
+from .verdict import failed_in_form_only, failure_lines, forget_judged
 from .walk import extract_errors_resolved
 
-__all__ = ["error_signature", "extract_errors_resolved", "failure_lines", "forget_judged"]
+__all__ = [
+    "error_signature",
+    "extract_errors_resolved",
+    "failed_in_form_only",
+    "failure_lines",
+    "forget_judged",
+]

@@ -69,7 +69,7 @@ _SYSTEM_ERROR = re.compile(
 # whether or not its exit status was recorded (Codex's code mode records none).
 _COULD_NOT_RUN = re.compile(
     r"^(?:[\w./-]*(?:bash|zsh|sh|dash)(?::\d+)?: (?:line \d+: )?)?(?:[^:\n]+: )?command not found(?:: \S+)?$"
-    r"|^[\w./-]+: line \d+: .+: command not found$"
+    r"|^[\w./-]+: line \d+: .+: (?:command not found|No such file or directory)$"
     r"|^/usr/bin/env: .+: No such file or directory$"
     r"|^[\w./-]*(?:bash|zsh|sh|dash)(?::\d+)?: (?:line \d+: )?[\w./-]+: (?:No such file or directory|Permission denied)$"
     r"|^.*: bad interpreter: .*$",
@@ -244,3 +244,23 @@ def _waited(call: ToolCall, text: str) -> str | None:
         return None
     program = " ".join(_kind_key(call)[1:])
     return cut(f"`{program}` waited for an answer at an interactive prompt: {question.strip()}", ERROR_LIMIT)
+
+
+def failed_in_form_only(calls: list[ToolCall]) -> tuple[list[str], list[str]]:
+    """The outputs of failed calls the rules judge to say nothing about the work (an editing
+    hiccup, a refusal, `rm` of a missing file, `nothing to commit`), and the outputs of the
+    failures they count. Lookups are in neither: a failing `gh pr view` or `sed` of a missing file
+    is often an error to a careful reader. The LLM merge drops a model's row quoted only from the
+    first (llm_merge.merge_errors)."""
+    form_only: list[str] = []
+    counted: list[str] = []
+    for call in calls:
+        result = call.result
+        if result is None or call.kind in (ToolKind.READ, ToolKind.SEARCH, ToolKind.WEB) or only_looks(call):
+            continue
+        lines = failure_lines(call)
+        if lines:
+            counted.append(result.text)
+        elif lines is None and result.is_error:
+            form_only.append(result.text)
+    return form_only, counted
