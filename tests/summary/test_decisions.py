@@ -393,7 +393,7 @@ def test_turned_down_tool_call_with_what_to_do_instead(tmp_path: Path) -> None:
         ),
         (
             "The alternative would have been pinning the cache to a temp dir, but the ignore entry is simpler.",
-            "The alternative would have been pinning the cache to a temp dir, but the ignore entry is simpler",
+            "Chose the ignore entry over pinning the cache to a temp dir",  # the choice first, as made
             ["pinning the cache to a temp dir"],
             STATED,
         ),
@@ -414,6 +414,7 @@ def test_would_have_worked_but_takes_the_rest_of_the_paragraph_as_rationale(tmp_
     )
     assert record.rationale == "It hides the conflict. With the cache in a temp dir, nothing trips over it"
     assert record.alternatives == ["Moving the step"]
+    assert record.decision == "Not moving the step"  # no winner named: the option turned down
 
 
 def test_rationale_from_the_clause_or_the_next_sentence(tmp_path: Path) -> None:

@@ -105,14 +105,38 @@ def _phrased(text: str, line: int, requests: list[str]) -> Iterator[_Found]:
             if _restated(f"{decision} {reason_before}", requests):
                 continue
             rationale = reason_before or _phrased_rationale(sentence, decision, following)
-            if _WEIGHED.search(sentence.prose) is None:
+            alternatives = _alternatives(decision)
+            if _WEIGHED.search(sentence.prose) is not None:
+                decision = _weighed_choice(decision, alternatives)
+            else:
                 clause = _RATIONALE_CLAUSE.search(decision)
                 if clause and clause.start() > 0:
                     decision = decision[: clause.start()]
             by: By = "assistant"
-            yield _Found(line, _record(decision, rationale, _alternatives(decision), confidence, by))
+            yield _Found(line, _record(decision, rationale, alternatives, confidence, by))
         if sentences:
             last = sentences[-1]
+
+
+# After "X would have worked, but": the option that won, judged better ("the ignore entry is simpler").
+_WINNER = re.compile(
+    r",?\s+but\s+(?!(?:it|this|that|which|they|these|those)\b)(.{3,80}?)\s+(?:is|are|was|would be)\s+"
+    + _BETTER
+    + r"\b",
+    re.IGNORECASE,
+)
+
+
+def _weighed_choice(sentence: str, alternatives: list[str]) -> str:
+    """"X would also have worked, but Y is simpler" says the choice last: the record says it first
+    ("Chose Y over X"), or, when the sentence names no winner ("…, but it hides the conflict"), the
+    option turned down ("Not X"); a reader of the sentence as it stands takes X for the choice."""
+    if not alternatives:
+        return sentence
+    winner = _WINNER.search(sentence)
+    if winner is not None:
+        return f"Chose {winner.group(1)} over {alternatives[0]}"
+    return f"Not {alternatives[0][:1].lower()}{alternatives[0][1:]}"
 
 
 # "The user is right - I should use X instead of Y": the choice is after the lead-in.
