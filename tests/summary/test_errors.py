@@ -277,7 +277,7 @@ def test_a_script_that_cannot_find_what_it_sources_is_an_error(tmp_path: Path) -
     t = TranscriptBuilder()
     t.user("Set up the feature branch.")
     t.bash(
-        "tmp=$(mktemp); tr -d '\\r' < .specify/scripts/bash/setup-plan.sh > \"$tmp\"; bash \"$tmp\" --json",
+        'tmp=$(mktemp); tr -d \'\\r\' < .specify/scripts/bash/setup-plan.sh > "$tmp"; bash "$tmp" --json',
         "Exit code 1\n/tmp/tmp.BpSznhzbvo: line 28: /tmp/common.sh: No such file or directory",
         is_error=True,
     )

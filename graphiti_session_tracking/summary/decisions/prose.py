@@ -128,7 +128,7 @@ _WINNER = re.compile(
 
 
 def _weighed_choice(sentence: str, alternatives: list[str]) -> str:
-    """"X would also have worked, but Y is simpler" says the choice last: the record says it first
+    """ "X would also have worked, but Y is simpler" says the choice last: the record says it first
     ("Chose Y over X"), or, when the sentence names no winner ("…, but it hides the conflict"), the
     option turned down ("Not X"); a reader of the sentence as it stands takes X for the choice."""
     if not alternatives:
