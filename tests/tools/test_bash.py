@@ -37,6 +37,8 @@ I, D = ToolIntent, ToolDomain  # noqa: E741 - short names keep the table readabl
         ("git log --oneline -3", "git", "log", I.READ, D.VERSION_CONTROL),
         ("git --no-pager -C repo diff HEAD~1", "git", "diff", I.READ, D.VERSION_CONTROL),
         ("git branch", "git", "branch", I.READ, D.VERSION_CONTROL),
+        ("git tag --contains 8798445 --sort=version:refname", "git", "tag", I.READ, D.VERSION_CONTROL),
+        ("git tag v1.2.0 8798445", "git", "tag", I.CREATE, D.VERSION_CONTROL),
         ("git checkout -b feature", "git", "checkout", I.MODIFY, D.VERSION_CONTROL),
         ("gh pr create --title x --body y", "gh", "pr create", I.COMMUNICATE, D.VERSION_CONTROL),
         ("gh pr view 12", "gh", "pr view", I.READ, D.VERSION_CONTROL),
