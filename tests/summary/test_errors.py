@@ -205,6 +205,28 @@ def test_installing_a_package_is_the_fix(tmp_path: Path) -> None:
     assert record.verification == "`python app.py` succeeded"
 
 
+def test_the_fix_names_what_changed_last_not_a_scratch_try_or_a_listing(tmp_path: Path) -> None:
+    """The generating step inside a check (`mise run pkl:gen && cargo test`) is named; a try-out in
+    a folder made for it (`mktemp -d`) and a listing of tags are not changes to the project."""
+    t = TranscriptBuilder()
+    t.user("Run the hook.")
+    t.bash(
+        "cargo run --quiet --bin hk -- test",
+        "Exit code 101\nthread 'main' panicked at src/settings.rs:101:30:\n"
+        "Failed to load configuration: Import not found: /w/hk/pkl/Builtins.pkl",
+        is_error=True,
+    )
+    t.bash('tmp=$(mktemp -d); git -C "$tmp" init -q; git -C "$tmp" symbolic-ref HEAD', "refs/heads/main")
+    t.bash("git tag --contains 8798445 --sort=version:refname | head -10", "v1.2.0")
+    t.edit("src/settings.rs", "a", "b")
+    t.bash("mise run pkl:gen && cargo test settings", "test result: ok. 3 passed")
+    t.bash("cargo run --quiet --bin hk -- test", "ok")
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    assert record.fix == "Edited src/settings.rs; ran `mise run pkl:gen`"
+
+
 def test_different_scripts_are_different_kinds(tmp_path: Path) -> None:
     t = TranscriptBuilder()
     t.user("Run both.")

@@ -14,6 +14,7 @@ _ANALYZER = BashAnalyzer()
 _judge_line = lru_cache(maxsize=4096)(_ANALYZER.judge_line)  # each command is judged several times
 _analyze = lru_cache(maxsize=4096)(_ANALYZER.analyze)
 _only_reads_files = lru_cache(maxsize=4096)(_ANALYZER.only_reads_files)
+_parts = lru_cache(maxsize=4096)(_ANALYZER.parts)
 
 _CHECK_WORD = re.compile(
     r"(?:^|&&|;|\|)\s*(?:(?:mise|make|just|task|npm|pnpm|yarn|bun|deno|uv|poetry|hatch|tox|nox|go|cargo|"
@@ -40,6 +41,12 @@ def reads_files_only(call: ToolCall) -> bool:
     Grep's work (stricter than a lookup's verdict, which also counts `git status`)."""
     command = _command(call)
     return bool(command) and _only_reads_files(command)
+
+
+def parts(call: ToolCall) -> list[tuple[str, SegmentVerdict | None]]:
+    """The simple commands of a call's command line, each with its verdict."""
+    command = _command(call)
+    return _parts(command) if command else []
 
 
 def _command(call: ToolCall) -> str:

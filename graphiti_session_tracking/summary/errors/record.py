@@ -6,13 +6,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from graphiti_session_tracking.tools.bash import SegmentVerdict
 from graphiti_session_tracking.tools.model import ToolIntent
 from graphiti_session_tracking.transcripts import Session, ToolCall, ToolKind
 
 from .._sentences import Sentence, cut
 from ..files import relative_path, written_file
 from ..model import ErrorResolution
-from .commands import _PASTED, Key, _bare, _command, _is_check, _kind_key, _verdict
+from .commands import _PASTED, Key, _bare, _command, _is_check, _kind_key, _verdict, parts
 from .lines import _CODE, _POSITION, _TIMED_OUT, ERROR_LIMIT, with_task
 from .reports import _COUNT
 from .verdict import _SYSTEM_ERROR, failure_lines
@@ -186,6 +187,11 @@ def _short(line: str) -> str:
     return code.group(0) if code else cut(_POSITION.sub("", line), 80)
 
 
+# A command that first makes a scratch folder or file (`tmp=$(mktemp -d); git -C "$tmp" init`)
+# tries something out there; whatever it creates or configures is not part of a fix.
+_SCRATCH = re.compile(r"\$\(\s*mktemp\b|`mktemp\b")
+
+
 def _fix(session: Session, between: list[ToolCall], failing_key: Key, error: str = "") -> str:
     """The edits (and state-changing commands) made between the failure and the success; the
     file the error names (`src/a.tsx(52,53): …`) first, the likeliest place it was fixed."""
@@ -201,17 +207,25 @@ def _fix(session: Session, between: list[ToolCall], failing_key: Key, error: str
             continue
         if call.kind is not ToolKind.COMMAND or failure_lines(call) != [] or _kind_key(call) == failing_key:
             continue
-        verdict = _verdict(call)
-        if verdict is not None and (
-            verdict.kind.intent in _CHANGING
-            or verdict.kind.what == "stops processes"
-            or (verdict.base == "git" and verdict.subcommand == "pull")  # takes in the remote's work
-        ):
+        if _SCRATCH.search(_command(call)):
+            continue  # works in a folder it made for the occasion: nothing of the project changed
+        if _changes(_verdict(call)):
             commands.append(f"ran `{cut(_bare(_command(call)), 80)}`")
-    parts = [_named("Edited", _named_first(list(edited), error)), _named("Created", list(created))]
-    parts += commands[:_MAX_COMMANDS_NAMED]
-    text = "; ".join(p for p in parts if p)
+        else:  # `mise run pkl:gen && cargo test` is a check, but its first part made what was missing
+            commands += [f"ran `{cut(text, 80)}`" for text, part in parts(call) if _changes(part)]
+    named = [_named("Edited", _named_first(list(edited), error)), _named("Created", list(created))]
+    named += commands[-_MAX_COMMANDS_NAMED:]  # the last before the success: likeliest what made it pass
+    text = "; ".join(p for p in named if p)
     return text[:1].upper() + text[1:]
+
+
+def _changes(verdict: SegmentVerdict | None) -> bool:
+    """A command (or part of one) that changes something a fix can be made of."""
+    return verdict is not None and (
+        verdict.kind.intent in _CHANGING
+        or verdict.kind.what == "stops processes"
+        or (verdict.base == "git" and verdict.subcommand == "pull")  # takes in the remote's work
+    )
 
 
 # The file a diagnostic names, before its position: `src/a.tsx(52,53):`, `a.go:76:31:`.

@@ -66,6 +66,12 @@ class BashAnalyzer:
             return None
         return max(known, key=lambda v: v.kind.significance)
 
+    def parts(self, command: str) -> list[tuple[str, SegmentVerdict | None]]:
+        """Each simple command of the line that does not just filter another's output (`| head`),
+        as words joined by spaces, with its verdict."""
+        tokens, _ = tokenize(command)
+        return [(" ".join(s.words), self.judge_segment(s)) for s in split_segments(tokens) if not s.piped]
+
     def only_reads_files(self, command: str) -> bool:
         """Every part of the line reads files or searches code (`cd a && sed -n 1,80p b.ts | head`):
         the shell doing what a Read or Grep tool does. Reading repository, container or package
