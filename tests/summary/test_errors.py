@@ -227,6 +227,28 @@ def test_the_fix_names_what_changed_last_not_a_scratch_try_or_a_listing(tmp_path
     assert record.fix == "Edited src/settings.rs; ran `mise run pkl:gen`"
 
 
+def test_a_clean_run_whose_grep_hides_the_error_proves_nothing(tmp_path: Path) -> None:
+    """`tsc | grep -E "ezoic" || echo …` cannot print a TS2345 in another file: the error stays
+    open; a grep that would let the line through (`grep -v PASSED`) still proves it gone."""
+    t = TranscriptBuilder()
+    t.user("Check the types.")
+    failing = "src/a.test.ts:29:39 - error TS2345: Argument of type 'null' is not assignable."
+    t.bash("npx tsc --noEmit 2>&1 | head -30", f"Exit code 2\n{failing}", is_error=True)
+    t.edit("src/ezoic.tsx", "a", "b")
+    t.bash(
+        'npx tsc --noEmit 2>&1 | grep -E "ezoic|Ezoic" || echo "No errors in ezoic files"',
+        "No errors in ezoic files",
+    )
+    t.bash("pytest -q", "Exit code 1\nFAILED tests/test_a.py::test_a - assert 1 == 2", is_error=True)
+    t.edit("tests/test_a.py", "1", "2")
+    t.bash("pytest -q 2>&1 | grep -v PASSED", "1 passed in 0.01s")
+
+    tsc, pytest = extract_errors_resolved(t.read(tmp_path))
+
+    assert (tsc.error, tsc.fix) == (failing, "")
+    assert pytest.fix == "Edited tests/test_a.py"
+
+
 def test_different_scripts_are_different_kinds(tmp_path: Path) -> None:
     t = TranscriptBuilder()
     t.user("Run both.")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from graphiti_session_tracking.tools.bash import BashAnalyzer, SegmentVerdict
+from graphiti_session_tracking.tools.bash import BashAnalyzer, SegmentVerdict, split_segments, tokenize
 from graphiti_session_tracking.tools.model import ToolIntent
 from graphiti_session_tracking.transcripts import ToolCall, ToolKind
 
@@ -47,6 +47,37 @@ def parts(call: ToolCall) -> list[tuple[str, SegmentVerdict | None]]:
     """The simple commands of a call's command line, each with its verdict."""
     command = _command(call)
     return _parts(command) if command else []
+
+
+def hides(call: ToolCall, line: str) -> bool:
+    """Whether the command pipes its output through a `grep` that would not let `line` through
+    (`tsc | grep -E "ezoic"`, `pytest | grep -v Error`): its run cannot show that line, so a clean
+    run proves nothing about it. A pattern that does not compile hides what it may."""
+    command = _command(call)
+    if "grep" not in command:
+        return False
+    tokens, _ = tokenize(command)
+    for segment in split_segments(tokens):
+        words = segment.words
+        if not segment.piped or not words or words[0] not in ("grep", "egrep", "rg"):
+            continue
+        flags = [w for w in words[1:] if w.startswith("-")]
+        patterns = [w for w in words[1:] if not w.startswith("-")][:1]
+        if not patterns:
+            continue
+        letters = "".join(f.lstrip("-") for f in flags if not f.startswith("--"))
+        fixed = "F" in letters or "--fixed-strings" in flags
+        try:
+            pattern = re.compile(
+                re.escape(patterns[0]) if fixed else patterns[0].replace("\\|", "|"),
+                re.IGNORECASE if "i" in letters or "--ignore-case" in flags else 0,
+            )
+        except re.error:
+            return True
+        shown = bool(pattern.search(line))
+        if shown == ("v" in letters or "--invert-match" in flags):
+            return True
+    return False
 
 
 def _command(call: ToolCall) -> str:

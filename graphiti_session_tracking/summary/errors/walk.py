@@ -10,7 +10,7 @@ from graphiti_session_tracking.transcripts import Session, ToolCall, ToolKind
 
 from .._sentences import Sentence, cut, split_sentences
 from ..model import ErrorResolution
-from .commands import _PASTED, Key, _bare, _command, _is_check, _kind_key
+from .commands import _PASTED, Key, _bare, _command, _is_check, _kind_key, hides
 from .lines import _MAX_RECORDS_PER_RUN, _VOLATILE, _clean, _message_tail, _signature, pasted_errors
 from .record import _fix, _record, _unresolved, _verification
 from .verdict import _CI_RERUN, _CI_RUN, _RAN_TESTS, Unnamed, _stalled, failure_lines, reported_lines
@@ -166,12 +166,13 @@ def _open_lines(run: _Run, thread: str, key: Key, index: int, lines: list[str], 
 def _proves_gone(session: Session, run: _Run, failure: _Open, index: int) -> bool:
     """Whether the successful call at `index`, of the failure's kind, shows it got past.
 
-    Not when its output still prints the failing message (a script that only logs its errors).
+    Not when its output still prints the failing message (a script that only logs its errors),
+    nor when it pipes its output through a `grep` that would hide that message.
     Errors a command printed while exiting 0 are gone only when the very same command, run again
     after a change, no longer prints them: another command of the kind may simply not reach them.
     """
     call = run.calls[index]
-    if _carries(call.result.text if call.result else "", failure.line):
+    if _carries(call.result.text if call.result else "", failure.line) or hides(call, failure.line):
         return False
     if failure.failing is not None and _same_ci_run(
         failure.failing, call, run.calls[failure.first + 1 : index]
