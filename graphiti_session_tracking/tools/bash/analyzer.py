@@ -3,6 +3,9 @@ unknown program leaves it to the LLM."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
 from ..model import BashCommandClassification
 from ..signals import merge_signals
 from .judges import _PY_MODULES, _SERVERS, _TABLE, _file_write, _first_positional, _script_verdict
@@ -12,7 +15,10 @@ from .vocabulary import (
     _I,
     _MAX_TARGET_CHARS,
     _MAX_TARGETS,
+    INLINE,
+    INLINE_EDIT,
     NOOP,
+    REPL,
     SCRIPT,
     UNKNOWN_CONFIDENCE,
     BashAnalysis,
@@ -21,6 +27,20 @@ from .vocabulary import (
 )
 
 # --- the analyzer -----------------------------------------------------------------------------
+
+# Inline code (`python3 - <<'PY' … path.write_bytes(…)`, `node -e "fs.writeFileSync(…)"`) that
+# writes files: an edit made through an interpreter, not a look around.
+_WRITES_FILES = re.compile(
+    r"\.write_(?:text|bytes)\(|\bopen\([^)\n]*,\s*[rf]?['\"][wax]b?\+?['\"]|\bFile\.write\b|"
+    r"\.(?:writeFile|appendFile|rename|unlink)(?:Sync)?\(|\bshutil\.(?:copy\w*|move|rmtree)\(|\bos\.remove\("
+)
+
+
+def _inline_edit(verdict: SegmentVerdict | None, command: str) -> SegmentVerdict | None:
+    """The verdict, as an edit when it runs inline code that writes files."""
+    if verdict is not None and verdict.kind in (INLINE, REPL) and _WRITES_FILES.search(command):
+        return replace(verdict, kind=INLINE_EDIT)
+    return verdict
 
 
 class BashAnalyzer:
@@ -64,7 +84,7 @@ class BashAnalyzer:
         known = [v for v in verdicts if v is not None]
         if not known or (len(known) < len(verdicts) and max(v.kind.significance for v in known) < 3):
             return None
-        return max(known, key=lambda v: v.kind.significance)
+        return _inline_edit(max(known, key=lambda v: v.kind.significance), command)
 
     def parts(self, command: str) -> list[tuple[str, SegmentVerdict | None]]:
         """Each simple command of the line that does not just filter another's output (`| head`),
@@ -111,14 +131,13 @@ class BashAnalyzer:
         judged = [(s, self.judge_segment(s)) for s in segments]
         known = [v for _, v in judged if v is not None]
         unknown = [s for s, v in judged if v is None]
-        best = (
-            max(known, key=lambda v: v.kind.significance) if known else None
-        )  # first of the most significant
+        deciding = max(known, key=lambda v: v.kind.significance) if known else None  # the first one
+        best = _inline_edit(deciding, command)
         penalty = 0.0 if clean else 0.1
         if unknown and (best is None or best.kind.significance < 3):
             return self._unknown(raw, unknown[0], known, clean)
         assert best is not None
-        others = [v for v in known if v is not best and v.kind.significance >= 3]
+        others = [v for v in known if v is not deciding and v.kind.significance >= 3]
         signals = merge_signals(
             best.final_signals, *(v.final_signals for v in others), weights=[1.0] + [0.5] * len(others)
         )

@@ -43,6 +43,9 @@ RUN = Kind(_I.EXECUTE, _D.PROCESS, 0.7, {"building": 0.3, "testing": 0.3}, 3, "r
 SCRIPT = Kind(_I.EXECUTE, _D.PROCESS, 0.6, {"building": 0.2, "testing": 0.2}, 3, "runs a script")
 INLINE = Kind(_I.EXECUTE, _D.CODE, 0.65, {"exploring": 0.3, "testing": 0.2}, 3, "runs inline code")
 REPL = Kind(_I.EXECUTE, _D.CODE, 0.6, {"exploring": 0.4}, 3, "starts an interpreter")
+INLINE_EDIT = Kind(
+    _I.MODIFY, _D.CODE, 0.7, {"refactoring": 0.3, "fixing": 0.3}, 3, "writes files from inline code"
+)
 SERVE = Kind(_I.EXECUTE, _D.PROCESS, 0.75, {"building": 0.3, "testing": 0.3}, 3, "starts a dev server")
 PKG_INSTALL = Kind(
     _I.CONFIGURE, _D.PACKAGE, 0.9, {"configuring": 0.7, "building": 0.2}, 4, "installs packages"
