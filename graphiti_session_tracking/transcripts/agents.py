@@ -10,6 +10,7 @@ file has, and whose size and time come from the rows (`source_state`).
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -73,7 +74,8 @@ def is_session_json(path: Path) -> bool:
 
 def sessions_under(folder: Path, unlistable: list[Path]) -> list[Path]:
     """The session sources under `folder`, sorted (linked folders are not followed, sub-agent
-    transcripts belong to their session): `.jsonl` transcripts; Gemini CLI chats (`chats/*.json`);
+    transcripts belong to their session): `.jsonl` transcripts; Gemini CLI chats (`chats/*.json`, or a
+    chat file by its name elsewhere);
     OpenCode session files that are not a sub-agent's, unless an OpenCode database beside them
     holds the same sessions (after OpenCode's own migration the old tree stays on disk); and each
     session of an OpenCode database. Folders that cannot be listed are added to `unlistable`."""
@@ -110,8 +112,14 @@ def database_sessions(database: Path) -> list[Path]:
         return [database]
 
 
+# Gemini CLI's name for a chat file (`session-2026-01-02T10-00-6e6e6e6e.json`), also once a chat is
+# copied out of its `chats/` folder, with a prefix (`shop__session-….json`): other JSON files of a
+# folder (package.json, a summary) are not opened to find out.
+_GEMINI_CHAT_NAME = re.compile(r"(?:^|[_.-])session-\d{4}-\d\d-\d\dT[\w-]+\.json$")
+
+
 def _json_session(path: Path) -> bool:
-    if path.parent.name == "chats":
+    if path.parent.name == "chats" or _GEMINI_CHAT_NAME.search(path.name):
         return is_gemini_chat(path)
     if path.parent.parent.name == "session":
         return is_opencode_session(path) and not is_child_session(path)

@@ -129,6 +129,21 @@ def test_discovery_finds_every_agents_sessions(
     )
 
 
+def test_a_gemini_chat_copied_out_of_its_folder_is_found_by_its_name(
+    machine: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """An exported chat (`shop__session-….json` beside other JSON files) is a session; a JSON file
+    that only looks like one by name, or another project file, is not."""
+    home, _ = machine
+    chat = next((home / ".gemini").rglob("session-*.json"))
+    export = tmp_path / "export"
+    export.mkdir()
+    shutil.copy(chat, export / f"shop__{chat.name}")
+    (export / "package.json").write_text('{"name": "shop"}')
+    (export / "session-2026-01-03T09-00-0000.json").write_text('{"session_id": "x", "objective": "y"}')
+    assert [p.name for p in discover_sources([export])] == [f"shop__{chat.name}"]
+
+
 def test_one_ingest_makes_one_graph_across_agents(machine: tuple[Path, Path], tmp_path: Path) -> None:
     home, _ = machine
     env = {
