@@ -585,24 +585,9 @@ _GIT: dict[str, Kind] = _table(
 
 
 # `git tag` options that list or check tags (`-n` lists with messages, `-v` verifies) rather than
-# create, move or delete one.
-_GIT_TAG_LISTING = frozenset(
-    {
-        "-l",
-        "--list",
-        "--contains",
-        "--no-contains",
-        "--merged",
-        "--no-merged",
-        "--points-at",
-        "-n",
-        "--sort",
-        "--format",
-        "--column",
-        "-v",
-        "--verify",
-    }
-)
+# create, move or delete one; the filters name a commit, which is then no new tag's name.
+_TAG_FILTERS = frozenset({"--contains", "--no-contains", "--merged", "--no-merged", "--points-at"})
+_TAG_LISTING = _TAG_FILTERS | {"-l", "--list", "-n", "--sort", "--format", "--column", "-v", "--verify"}
 
 
 def _git(prog: str, args: list[str], seg: Segment, analyzer: BashAnalyzer) -> SegmentVerdict:
@@ -619,7 +604,7 @@ def _git(prog: str, args: list[str], seg: Segment, analyzer: BashAnalyzer) -> Se
         not positional or positional[0] in ("list", "show", "-v")
     ):
         kind = VCS_READ
-    elif sub == "tag" and any(a.split("=", 1)[0] in _GIT_TAG_LISTING for a in rest):
+    elif sub == "tag" and any(a.split("=", 1)[0] in _TAG_LISTING for a in rest):
         kind = VCS_READ  # `git tag --contains abc123`: which tags hold it; the hash is no new tag
     elif sub == "checkout" and "--" in rest:
         kind = VCS_UNDO
