@@ -249,6 +249,27 @@ def test_a_clean_run_whose_grep_hides_the_error_proves_nothing(tmp_path: Path) -
     assert pytest.fix == "Edited tests/test_a.py"
 
 
+def test_an_exception_that_introduces_its_values_keeps_them(tmp_path: Path) -> None:
+    """Node's `assert` ends its message with ":" and gives the values on the next line; said again
+    at the end of the run without them, the fuller telling is the one recorded."""
+    t = TranscriptBuilder()
+    t.user("Run the tests.")
+    t.bash(
+        "node --test",
+        "Exit code 1\n✖ parses dates (1.2ms)\n"
+        "  AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n\n"
+        "  '2024-01-01' !== '2024-01-02'\n\n"
+        "      at TestContext.<anonymous> (file:///repo/test/parser.test.js:12:12)\n"
+        "ℹ tests 2\nℹ fail 1\n\n✖ failing tests:\n\n"
+        "✖ parses dates (1.2ms)\n  AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n",
+        is_error=True,
+    )
+    [record] = extract_errors_resolved(t.read(tmp_path))
+    assert record.error == (
+        "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal: '2024-01-01' !== '2024-01-02'"
+    )
+
+
 def test_different_scripts_are_different_kinds(tmp_path: Path) -> None:
     t = TranscriptBuilder()
     t.user("Run both.")

@@ -87,13 +87,27 @@ def error_lines(text: str) -> list[str]:
     diagnostics = [line.strip() for line in raw if _DIAGNOSTIC.match(line) and not _VAGUE.search(line)]
     summaries = [m.group(1) for line in raw if (m := _PYTEST_SUMMARY.match(line.strip()))]
     pytest_e = [m.group(1) for line in raw if (m := _PYTEST_E.match(line))]
-    exceptions = [next(g for g in m.groups() if g) for line in raw if (m := _EXCEPTION.match(line))]
+    exceptions = [
+        _with_detail(next(g for g in m.groups() if g), raw, at)
+        for at, line in enumerate(raw)
+        if (m := _EXCEPTION.match(line))
+    ]
     panics = _panics(raw)
     tests = [m.group(1) for line in raw if (m := _FAILED_TEST.match(line))]
     if tests and not summaries:
         tests = [case for test in tests for case in _jest_cases(test, raw) or [_with_message(test, raw)]]
     tests = with_listed(tests, raw)
-    tiers = (summaries, panics, tests, diagnostics, pytest_e, _powershell(raw), exceptions[-1:])
+    # the last exception; said again at the end without the values it introduces, its fuller telling
+    told = [e for e in reversed(exceptions) if e.startswith(exceptions[-1])] if exceptions else []
+    tiers = (
+        summaries,
+        panics,
+        tests,
+        diagnostics,
+        pytest_e,
+        _powershell(raw),
+        [max(told, key=len)] if told else [],
+    )
     ordered = next((tier for tier in tiers if tier), [])
     return _distinct(ordered) if ordered else _told_in_words(raw)
 
