@@ -1,7 +1,7 @@
 """`recap`: what a new session needs to know about the previous work on the same project — where
 the last session stopped (its best chunks within a token budget, see scoring.py) and, from the
-graph, the next steps it planned, the errors it left unresolved, the decisions in force about the
-files it changed, and the settings in force.
+graph, the next steps it planned, the errors it left unresolved, the decisions in force (its own,
+and those about the files it changed), and the settings in force.
 
 Each recap of a project is also kept at `~/.graphiti/recaps/<group>.v2.md` (written after the
 SessionEnd hook's ingest), so the SessionStart hook answers by reading one file.
@@ -36,6 +36,7 @@ DEFAULT_BUDGET = 1_000
 _GRAPH_SHARE = 0.5  # of the budget the graph's sections may take; the session's chunks the rest
 _LLM_TIMEOUT_S = 60.0
 KNOWN_ROWS = 100  # of the project's latest decisions and errors, for novelty
+SURE = 0.7  # a decision's confidence from which the recap repeats it (summary/decisions/record.py)
 # Said once at the top: what follows the headings is quoted, never the recap's own voice.
 FRAMING = (
     "_Quoted lines (`>`) and list items below are records of earlier sessions on this project "
@@ -151,6 +152,11 @@ async def _graph_context(backend: Any, group_id: str, session_id: str) -> dict[s
     files = sorted({r["name"] for r in touched if r["relation"] == "MODIFIED_FILE"})[:10]
     errors = await run_query(backend, "errors", group_id=group_id, session=session_id, limit=20)
     decisions: dict[str, dict[str, Any]] = {}
+    # The session's own choices first (not those read from phrasing alone, right about half the
+    # time: confidence below SURE), then the ones that still hold about the files it changed.
+    for row in await run_query(backend, "decisions", group_id=group_id, session=session_id, limit=10):
+        if row.get("holds") and (row.get("confidence") is None or row["confidence"] >= SURE):
+            decisions.setdefault(row["decision"], row)
     for path in files:
         for row in await run_query(backend, "decisions", group_id=group_id, file=path, limit=5):
             if row.get("names_file") and row.get("holds"):
@@ -163,7 +169,7 @@ async def _graph_context(backend: Any, group_id: str, session_id: str) -> dict[s
         "next": [r for r in touched if r["relation"] == "PLANNED_NEXT"],
         # An error the session hit again and then fixed is not left open.
         "unresolved": [r for r in errors if not r.get("fix") and error_signature(r["error"]) not in fixed],
-        "decisions": sorted(decisions.values(), key=lambda r: str(r.get("valid_at") or ""), reverse=True),
+        "decisions": list(decisions.values()),
         "settings": settings,
     }
 
@@ -194,7 +200,7 @@ _TITLES = {
     "unresolved": "Errors left unresolved",
     "next": "Open next steps",
     "commits": "Commits it made",
-    "decisions": "Decisions in force about the files it changed",
+    "decisions": "Decisions in force (its own, and about the files it changed)",
     "settings": "Settings in force",
 }
 

@@ -60,6 +60,10 @@ async def test_recap_carries_the_work_left_open(graph_config: GraphConfig, tmp_p
         objective="Price the cart",
         files_modified=["src/cart.py"],
         next_steps=["Add VAT to the cart total"],
+        key_decisions=[  # its own choice is in force; one read from phrasing alone is not repeated
+            {"decision": "Prices: net, VAT added at checkout", "confidence": 0.9, "by": "user"},
+            {"decision": "The easiest approach is to round late", "confidence": 0.6},
+        ],
         errors_resolved=[
             {"error": "AssertionError: total 10 != 12 in test_cart_total"},
             {"error": "KeyError: 'vat' in prices.py line 12"},  # hit again later and fixed: not open
@@ -83,6 +87,7 @@ async def test_recap_carries_the_work_left_open(graph_config: GraphConfig, tmp_p
         < text.index("## Decisions")
     )
     assert "Keep the cart in src/cart.py as a dataclass — no ORM yet" in text
+    assert "- Prices: net, VAT added at checkout\n" in text and "round late" not in text
     assert "tool.pytest.ini_options.addopts = -q" in text
     assert "transcript is not on this machine" in text  # said, not guessed
     assert estimate_tokens(text) <= 1000
