@@ -49,12 +49,15 @@ def parts(call: ToolCall) -> list[tuple[str, SegmentVerdict | None]]:
     return _parts(command) if command else []
 
 
+_FILTER = re.compile(r"\|\s*(?:e?grep|rg)\b")
+
+
 def hides(call: ToolCall, line: str) -> bool:
     """Whether the command pipes its output through a `grep` that would not let `line` through
     (`tsc | grep -E "ezoic"`, `pytest | grep -v Error`): its run cannot show that line, so a clean
     run proves nothing about it. A pattern that does not compile hides what it may."""
     command = _command(call)
-    if "grep" not in command:
+    if not _FILTER.search(command):
         return False
     tokens, _ = tokenize(command)
     for segment in split_segments(tokens):
