@@ -242,11 +242,15 @@ def test_a_clean_run_whose_grep_hides_the_error_proves_nothing(tmp_path: Path) -
     t.bash("pytest -q", "Exit code 1\nFAILED tests/test_a.py::test_a - assert 1 == 2", is_error=True)
     t.edit("tests/test_a.py", "1", "2")
     t.bash("pytest -q 2>&1 | grep -v PASSED", "1 passed in 0.01s")
+    t.bash("go test ./...", "Exit code 1\n--- FAIL: TestParse (0.00s)\n    p_test.go:9: got 1", is_error=True)
+    t.edit("p.go", "1", "2")
+    t.bash("go test ./... 2>&1 | grep -B 2 -A 5 FAIL", "")  # `2` and `5` are counts, FAIL the pattern
 
-    tsc, pytest = extract_errors_resolved(t.read(tmp_path))
+    tsc, pytest, go = extract_errors_resolved(t.read(tmp_path))
 
     assert (tsc.error, tsc.fix) == (failing, "")
     assert pytest.fix == "Edited tests/test_a.py"
+    assert go.fix == "Edited p.go"
 
 
 def test_an_exception_that_introduces_its_values_keeps_them(tmp_path: Path) -> None:

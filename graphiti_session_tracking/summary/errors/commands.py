@@ -6,7 +6,13 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from graphiti_session_tracking.tools.bash import BashAnalyzer, SegmentVerdict, split_segments, tokenize
+from graphiti_session_tracking.tools.bash import (
+    BashAnalyzer,
+    SegmentVerdict,
+    positionals,
+    split_segments,
+    tokenize,
+)
 from graphiti_session_tracking.tools.model import ToolIntent
 from graphiti_session_tracking.transcripts import ToolCall, ToolKind
 
@@ -50,6 +56,8 @@ def parts(call: ToolCall) -> list[tuple[str, SegmentVerdict | None]]:
 
 
 _FILTER = re.compile(r"\|\s*(?:e?grep|rg)\b")
+# grep's options that take the next word as their value (`-A 5`, `-m 1`), not as the pattern.
+_GREP_VALUE_FLAGS = frozenset({"-A", "-B", "-C", "-m", "--max-count", "-f", "--file", "-g", "--glob", "-t"})
 
 
 def hides(call: ToolCall, line: str) -> bool:
@@ -65,7 +73,7 @@ def hides(call: ToolCall, line: str) -> bool:
         if not segment.piped or not words or words[0] not in ("grep", "egrep", "rg"):
             continue
         flags = [w for w in words[1:] if w.startswith("-")]
-        patterns = [w for w in words[1:] if not w.startswith("-")][:1]
+        patterns = positionals(words[1:], _GREP_VALUE_FLAGS)[:1]
         if not patterns:
             continue
         letters = "".join(f.lstrip("-") for f in flags if not f.startswith("--"))

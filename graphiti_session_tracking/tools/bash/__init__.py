@@ -4,7 +4,16 @@ One module a concept, one way (vocabulary ← shell ← judges ← analyzer): th
 reading a line as a shell does, one judge per program family, and the analyzer that puts them together."""
 
 from .analyzer import BashAnalyzer
+from .judges import _positionals as positionals
 from .shell import split_segments, strip_heredocs, tokenize
 from .vocabulary import BashAnalysis, SegmentVerdict
 
-__all__ = ["BashAnalysis", "BashAnalyzer", "SegmentVerdict", "split_segments", "strip_heredocs", "tokenize"]
+__all__ = [
+    "BashAnalysis",
+    "BashAnalyzer",
+    "SegmentVerdict",
+    "positionals",
+    "split_segments",
+    "strip_heredocs",
+    "tokenize",
+]
