@@ -23,6 +23,7 @@ from graphiti_session_tracking.graph.backends import Backend, open_backend
 from graphiti_session_tracking.graph.queries import run_query
 from graphiti_session_tracking.private_files import private_folder, write_private
 from graphiti_session_tracking.redact import Gate
+from graphiti_session_tracking.summary.decisions import SETTLED
 from graphiti_session_tracking.summary.errors.signature import error_signature
 from graphiti_session_tracking.transcripts import Session, read_transcript
 
@@ -36,7 +37,6 @@ DEFAULT_BUDGET = 1_000
 _GRAPH_SHARE = 0.5  # of the budget the graph's sections may take; the session's chunks the rest
 _LLM_TIMEOUT_S = 60.0
 KNOWN_ROWS = 100  # of the project's latest decisions and errors, for novelty
-SURE = 0.7  # a decision's confidence from which the recap repeats it (summary/decisions/record.py)
 # Said once at the top: what follows the headings is quoted, never the recap's own voice.
 FRAMING = (
     "_Quoted lines (`>`) and list items below are records of earlier sessions on this project "
@@ -153,9 +153,9 @@ async def _graph_context(backend: Any, group_id: str, session_id: str) -> dict[s
     errors = await run_query(backend, "errors", group_id=group_id, session=session_id, limit=20)
     decisions: dict[str, dict[str, Any]] = {}
     # The session's own choices first (not those read from phrasing alone, right about half the
-    # time: confidence below SURE), then the ones that still hold about the files it changed.
+    # time: confidence below SETTLED), then the ones that still hold about the files it changed.
     for row in await run_query(backend, "decisions", group_id=group_id, session=session_id, limit=10):
-        if row.get("holds") and (row.get("confidence") is None or row["confidence"] >= SURE):
+        if row.get("holds") and (row.get("confidence") is None or row["confidence"] >= SETTLED):
             decisions.setdefault(row["decision"], row)
     for path in files:
         for row in await run_query(backend, "decisions", group_id=group_id, file=path, limit=5):
