@@ -254,23 +254,91 @@ def test_a_clean_run_whose_grep_hides_the_error_proves_nothing(tmp_path: Path) -
 
 
 def test_an_exception_that_introduces_its_values_keeps_them(tmp_path: Path) -> None:
-    """Node's `assert` ends its message with ":" and gives the values on the next line; said again
-    at the end of the run without them, the fuller telling is the one recorded."""
+    """Node's `assert` ends its message with ":" and gives the values on the next line."""
+    t = TranscriptBuilder()
+    t.user("Check the parser.")
+    t.bash(
+        "node check.js",
+        "Exit code 1\nnode:assert:125\n  throw new AssertionError(obj);\n  ^\n\n"
+        "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n\n"
+        "'2024-01-01' !== '2024-01-02'\n\n    at Object.<anonymous> (/repo/check.js:3:8)\n",
+        is_error=True,
+    )
+    [record] = extract_errors_resolved(t.read(tmp_path))
+    assert record.error == (
+        "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal: '2024-01-01' !== '2024-01-02'"
+    )
+
+
+def test_a_node_test_runner_failure_is_its_case_and_its_fullest_report(tmp_path: Path) -> None:
+    """`node --test` names the failed case (`✖ parses dates`) over its report, then repeats both
+    under `✖ failing tests:`, there without the values: one row, the case with the values."""
     t = TranscriptBuilder()
     t.user("Run the tests.")
     t.bash(
         "node --test",
-        "Exit code 1\n✖ parses dates (1.2ms)\n"
+        "Exit code 1\n✔ parses empty input (0.4ms)\n✖ parses dates (1.2ms)\n"
         "  AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n\n"
         "  '2024-01-01' !== '2024-01-02'\n\n"
         "      at TestContext.<anonymous> (file:///repo/test/parser.test.js:12:12)\n"
+        "      at Test.runInAsyncScope (node:async_hooks:206:9) {\n"
+        "    code: 'ERR_ASSERTION',\n    expected: '2024-01-02',\n  }\n"
         "ℹ tests 2\nℹ fail 1\n\n✖ failing tests:\n\n"
         "✖ parses dates (1.2ms)\n  AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n",
         is_error=True,
     )
     [record] = extract_errors_resolved(t.read(tmp_path))
     assert record.error == (
-        "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal: '2024-01-01' !== '2024-01-02'"
+        "✖ parses dates / AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:"
+        " '2024-01-01' !== '2024-01-02'"
+    )
+
+
+def test_each_failed_tap_case_is_a_row_with_what_its_report_says(tmp_path: Path) -> None:
+    """TAP's `not ok` (bats, `node --test --test-reporter=tap`): the case and the failing line of its
+    report, not where the report points (`(from function …`) nor a case marked `# TODO`."""
+    t = TranscriptBuilder()
+    t.user("Run the bats suite.")
+    t.bash(
+        "bats test/",
+        "Exit code 1\n1..4\nok 1 formats files\n"
+        "not ok 2 check_list_files with non-zero exit should be an error\n"
+        "# (from function `assert_output' in file test/helper.bash, line 5,\n"
+        "#  in test file test/check.bats, line 20)\n"
+        '#   `assert_output --partial "aborted"\' failed\n#\n'
+        "# -- output does not contain substring --\n"
+        "not ok 3 - parses dates\n  ---\n  duration_ms: 1.2\n  error: |-\n"
+        "    Expected values to be strictly equal:\n    '2024-01-01' !== '2024-01-02'\n  ...\n"
+        "not ok 4 windows paths # TODO not supported yet\n",
+        is_error=True,
+    )
+    records = extract_errors_resolved(t.read(tmp_path))
+    assert [r.error for r in records] == [
+        "not ok 2 check_list_files with non-zero exit should be an error / `assert_output --partial"
+        ' "aborted"\' failed',
+        "not ok 3 - parses dates / Expected values to be strictly equal: '2024-01-01' !== '2024-01-02'",
+    ]
+
+
+def test_a_playwright_failure_is_its_case_once_with_its_report(tmp_path: Path) -> None:
+    """Playwright names a failed case in its listing (`✘`) and again over its report (`1) …`)."""
+    t = TranscriptBuilder()
+    t.user("Run the e2e tests.")
+    t.bash(
+        "npx playwright test",
+        "Exit code 1\nRunning 2 tests using 1 worker\n\n"
+        "  ✓  1 [chromium] › tests/home.spec.ts:3:5 › has a header (1.1s)\n"
+        "  ✘  2 [chromium] › tests/home.spec.ts:9:5 › shows the title (5.1s)\n\n"
+        "  1) [chromium] › tests/home.spec.ts:9:5 › shows the title ──────────────\n\n"
+        "    Error: Timed out 5000ms waiting for expect(locator).toHaveTitle(expected)\n\n"
+        '    Expected pattern: /Shop/\n    Received string:  "Home"\n\n'
+        "      at /repo/tests/home.spec.ts:11:24\n\n  1 failed\n  1 passed (8.0s)\n",
+        is_error=True,
+    )
+    [record] = extract_errors_resolved(t.read(tmp_path))
+    assert record.error == (
+        "✘ [chromium] › tests/home.spec.ts:9:5 › shows the title / Error: Timed out 5000ms waiting for"
+        ' expect(locator).toHaveTitle(expected) / Expected pattern: /Shop/ / Received string: "Home"'
     )
 
 

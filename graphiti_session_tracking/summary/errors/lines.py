@@ -11,7 +11,16 @@ from collections import Counter
 from difflib import SequenceMatcher
 
 from .._sentences import cut
-from .reports import _FAILED_TEST, _cause, _jest_cases, _panics, _powershell, _with_message, with_listed
+from .reports import (
+    _FAILED_TEST,
+    _cause,
+    _jest_cases,
+    _panics,
+    _powershell,
+    _with_message,
+    failed_cases,
+    with_listed,
+)
 
 ERROR_LIMIT = 200
 _MAX_RECORDS_PER_RUN = 5  # distinct failing lines of one run kept as records; the rest are named
@@ -96,7 +105,7 @@ def error_lines(text: str) -> list[str]:
     tests = [m.group(1) for line in raw if (m := _FAILED_TEST.match(line))]
     if tests and not summaries:
         tests = [case for test in tests for case in _jest_cases(test, raw) or [_with_message(test, raw)]]
-    tests = with_listed(tests, raw)
+    tests = with_listed(tests, raw) + failed_cases(raw)
     # the last exception; said again at the end without the values it introduces, its fuller telling
     told = [e for e in reversed(exceptions) if e.startswith(exceptions[-1])] if exceptions else []
     tiers = (

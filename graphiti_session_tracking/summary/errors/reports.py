@@ -40,26 +40,77 @@ def _with_message(test: str, raw: list[str]) -> str:
     `Received: 25`), else the first line of the report that is not a stack frame: a careful reader
     writes down the test and what it reported."""
     at = next((i for i, line in enumerate(raw) if test in line), None)
-    if at is None:
-        return test
+    return test if at is None else " / ".join([test, *_report(raw, at)])
+
+
+# Not what failed: where a report points (bats' `# (from function …`, `#  in test file …`) and a
+# YAML key whose text is on the lines below it (TAP's `error: |-`).
+_REPORT_FRAME = re.compile(r"^(?:\(from function |in test file |[\w]+: [|>][-+]?$)")
+
+
+def _report(raw: list[str], at: int) -> list[str]:
+    """What the report under line `at` says went wrong: a case's title (`● cart › total`) and at
+    most three lines naming the failure (one ending in ":" with the line it introduces), else its
+    first plain line; [] when the next test or the totals come first."""
     title: list[str] = []
     said: list[str] = []
     plain: list[str] = []
-    for line in raw[at + 1 : at + 10]:
+    lines = raw[at + 1 : at + 12]
+    for i, line in enumerate(lines):
         stripped = line.strip()
-        if _FAILED_TEST.match(line) or _COUNT.search(stripped) or _OTHER_RESULT.search(stripped):
+        if (
+            _FAILED_TEST.match(line)
+            or _CASE.match(line)
+            or _COUNT.search(stripped)
+            or _OTHER_RESULT.search(stripped)
+        ):
             break  # the next test's report, or the totals
-        if stripped.startswith(("at ", "File ", "❯ ", "⎯", "---", "___", "===")) or _DIFF_LEGEND.match(
-            stripped
+        stripped = stripped.lstrip("#").strip()  # TAP's and bats' comment lines
+        if said and stripped.startswith("at "):
+            break  # below the stack: the error's properties (`code: 'ERR_ASSERTION',`), not news
+        if (
+            not stripped
+            or stripped.startswith(("at ", "File ", "❯ ", "⎯", "---", "___", "==="))
+            or _DIFF_LEGEND.match(stripped)
+            or _REPORT_FRAME.match(stripped)
         ):
             continue
         if stripped.startswith("●"):
             title = title or [stripped.lstrip("● ").strip()]
         elif _TEST_MESSAGE.search(stripped):
+            if stripped.endswith(":") and i + 1 < len(lines):
+                stripped = f"{stripped} {lines[i + 1].strip()}"
             said.append(cut(stripped, 160))
         elif not plain:
             plain.append(cut(stripped, 160))
-    return " / ".join([test, *title, *(said[:3] or plain)])
+    return [*title, *(said[:3] or plain)]
+
+
+# A failed case in the forms other runners print, its name in `name`: TAP's `not ok 2 - parses
+# dates` (bats, `node --test --test-reporter=tap`, prove; not one marked `# TODO` or `# SKIP`),
+# `node --test`'s `✖ parses dates (1.2ms)` (not its `✖ failing tests:` heading), Playwright's
+# `✘  1 [chromium] › a.spec.ts:5:5 › title (5.1s)` and the `1) [chromium] › … ───` over its report.
+_CASE = re.compile(
+    r"^\s*(?:(?P<tap>not ok \d+(?: -)? )(?!.*#\s*(?:TODO|SKIP)\b)|(?P<node>✖ )(?!failing tests:)|"
+    r"✘\s+\d+ |\d+\) (?=\[[\w -]+\] › ))"
+    r"(?P<name>\S.*?)(?:\s+(?:\(\d+(?:\.\d+)?m?s\)|\[\d+(?:\.\d+)?m?s\])|\s*─+)?$"
+)
+
+
+def failed_cases(raw: list[str]) -> list[str]:
+    """Each failed case printed in one of `_CASE`'s forms, once, with what its report says (taken
+    from the first of its lines that has a report under it: Playwright names a case in its listing,
+    then again over the report)."""
+    found: dict[str, str] = {}
+    for at, line in enumerate(raw):
+        m = _CASE.match(line)
+        if m is None:
+            continue
+        name = m["name"]
+        head = f"{(m['tap'] or m['node'] or '✘ ').strip()} {name}"
+        if not found.get(name, "").count(" / "):
+            found[name] = " / ".join([head, *_report(raw, at)])
+    return list(found.values())
 
 
 # Jest's file line (`FAIL src/cart.test.js`, no case after it), the end of that file's report (the
