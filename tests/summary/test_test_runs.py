@@ -454,6 +454,73 @@ BUN_LAST_LINES = """📊 OUTPUT (last 5 lines):
   Ran 20 tests across 1 file. [18.00ms]"""
 
 
+NODE_TEST_FAILED = """\
+✔ parses empty input (0.41ms)
+✖ parses dates (1.2ms)
+  AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:
+ℹ tests 3
+ℹ suites 0
+ℹ pass 1
+ℹ fail 1
+ℹ cancelled 0
+ℹ skipped 1
+ℹ todo 0
+ℹ duration_ms 45.1
+
+✖ failing tests:
+
+✖ parses dates (1.2ms)
+"""
+
+BATS_TAP = """\
+1..4
+ok 1 formats files
+not ok 2 check_list_files with non-zero exit should be an error
+# (in test file test/check.bats, line 20)
+ok 3 windows paths # skip not on this platform
+not ok 4 retries flaky steps # TODO not written yet
+"""
+
+BATS_PRETTY = """\
+ ✓ formats files
+ ✗ check_list_files with non-zero exit should be an error
+   (in test file test/check.bats, line 20)
+ - windows paths (skipped)
+
+3 tests, 1 failure, 1 skipped
+"""
+
+MOCHA_FAILED = """\
+  parser
+    ✓ handles empty input
+    1) parses dates
+
+  1 passing (5ms)
+  1 failing
+  1 pending
+
+  1) parser
+       parses dates:
+     AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:
+"""
+
+PLAYWRIGHT_FAILED = """\
+Running 3 tests using 1 worker
+
+  ✓  1 [chromium] › tests/home.spec.ts:3:5 › has a header (1.1s)
+  ✘  2 [chromium] › tests/home.spec.ts:9:5 › shows the title (5.1s)
+
+  1) [chromium] › tests/home.spec.ts:9:5 › shows the title ───────
+
+    Error: Timed out 5000ms waiting for expect(locator).toHaveTitle(expected)
+
+  1 failed
+    [chromium] › tests/home.spec.ts:9:5 › shows the title
+  1 skipped
+  1 passed (8.0s)
+"""
+
+
 # --- parse_test_output --------------------------------------------------------------------------
 
 
@@ -590,6 +657,36 @@ def _summary(
             BUN_FAILED, _summary("bun", 13, 11, 1, 1, failed_tests=["cart > applies the discount"]), id="bun"
         ),
         pytest.param(BUN_LAST_LINES, _summary("bun", 20, 20, 0), id="bun-kept-last-lines-by-a-wrapper"),
+        pytest.param(
+            NODE_TEST_FAILED, _summary("node", 3, 1, 1, 1, failed_tests=["parses dates"]), id="node-test"
+        ),
+        pytest.param(
+            BATS_TAP,
+            _summary(
+                "tap", 4, 1, 1, 2, failed_tests=["check_list_files with non-zero exit should be an error"]
+            ),
+            id="bats-tap-skip-and-todo",
+        ),
+        pytest.param(
+            BATS_PRETTY,
+            _summary(
+                "bats", 3, 1, 1, 1, failed_tests=["check_list_files with non-zero exit should be an error"]
+            ),
+            id="bats",
+        ),
+        pytest.param(MOCHA_FAILED, _summary("mocha", 3, 1, 1, 1, failed_tests=["parses dates"]), id="mocha"),
+        pytest.param(
+            PLAYWRIGHT_FAILED,
+            _summary(
+                "playwright",
+                3,
+                1,
+                1,
+                1,
+                failed_tests=["[chromium] › tests/home.spec.ts:9:5 › shows the title"],
+            ),
+            id="playwright",
+        ),
     ],
 )
 def test_runner_output_is_parsed_to_the_runners_own_totals(output: str, expected: TestSummary) -> None:
@@ -661,6 +758,12 @@ def test_coverage_of_several_go_packages_is_not_guessed() -> None:
         "CI=1 make -C backend check",
         "mise run test:ci 2>&1",
         "rtk test bun test src/",
+        "node --test",
+        "node --experimental-strip-types --test test/",
+        "bats test/",
+        "npx mocha",
+        "npx playwright test --project=chromium",
+        "prove -v t/",
     ],
 )
 def test_commands_that_run_tests(command: str) -> None:
@@ -680,6 +783,8 @@ def test_commands_that_run_tests(command: str) -> None:
         "ls tests/",
         "cmake ..",
         "vim jest.config.js",
+        "node server.js",
+        "cat playwright.config.ts",
     ],
 )
 def test_commands_that_do_not(command: str) -> None:

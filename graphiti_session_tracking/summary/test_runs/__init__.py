@@ -20,8 +20,9 @@ from .cargo import cargo_counts
 from .counts import Counts
 from .coverage import coverage_percent
 from .go import go_counts
-from .javascript import bun_counts, jest_counts, vitest_counts
+from .javascript import bun_counts, jest_counts, mocha_counts, node_counts, playwright_counts, vitest_counts
 from .python import pytest_counts, unittest_counts
+from .tap import bats_counts, tap_counts
 
 __all__ = ["extract_test_results", "is_test_command", "parse_test_output", "tool_output"]
 
@@ -38,6 +39,11 @@ _PARSERS: tuple[Callable[[list[str]], Counts | None], ...] = (
     jest_counts,
     vitest_counts,
     bun_counts,
+    node_counts,  # before TAP: its TAP reporter's stream carries its own totals too
+    tap_counts,
+    bats_counts,
+    mocha_counts,
+    playwright_counts,
 )
 
 
@@ -62,7 +68,7 @@ _TEST_COMMAND = re.compile(
     | \bcargo\s+(?:\+\S+\s+)?(?:test|t|nextest|llvm-cov|tarpaulin)\b
     | \bgo\s+test\b | \bgotestsum\b
     | \b(?:npm|yarn|pnpm|bun)\s+(?:run\s+)?(?:test|t)(?![\w-])
-    | (?<![\w.-])(?:jest|vitest)(?![\w.-])
+    | (?<![\w.-])(?:jest|vitest|mocha|bats|prove)(?![\w.-]) | \bnode\s+(?:\S+\s+)*--test\b | \bplaywright\s+test\b
     | (?:^|[\n;&|(`]|\$\()\s*(?:\w+=\S*\s+)*(?:just|make|task|mise)\b | \b(?:npm|yarn|pnpm|bun)\s+run\s
     """,
     re.VERBOSE,
