@@ -13,6 +13,7 @@ from .config_changes import extract_config_changes
 from .decisions import extract_decisions
 from .decisions.plans import plan_request
 from .errors import extract_errors_resolved, forget_judged
+from .errors.lines import error_lines
 from .files import relative_path, written_file
 from .model import EnhancedSessionSummary, Outcome
 from .test_runs import extract_test_results
@@ -113,12 +114,45 @@ def objective(session: Session) -> str:
             bare = bare or _expanded(command, thread[index + 1 : index + 2])
         elif message.is_human:
             # The start is enough for a 500-character objective; a pasted 50 MB log is not read.
-            text = " ".join(_request(_REMINDER.sub(" ", message.text[:20_000])).split())
+            text = " ".join(_without_paste(_request(_REMINDER.sub(" ", message.text[:20_000]))).split())
             if text and not _WRAPPER.match(text) and not _GO_AHEAD.match(text):
                 return _cut(_link_texts(text))
     if bare:
         return bare
     return _cut(" ".join(session.summaries[0].split())) if session.summaries else ""
+
+
+# A line of program output pasted into a request: a log's timestamp or `[Tag]`, a bullet a tool
+# prints, a path or a file position, a stack frame, a line that opens with an error's name.
+_PASTED_LINE = re.compile(
+    r"^\s*(?:\[[^\]\n]{1,40}\]|\d{4}[-/]\d\d[-/]\d\d|\d\d:\d\d:\d\d|[•⨯✗✓✔✖│├└]|at \S+[.(]|"
+    r"[A-Za-z]:\\|[~.]?/\S+/|\S+\.\w{1,5}:\d+|\$ |>\s|(?:npm ERR!|error|fatal|warning|stderr|stdout)\b|"
+    r"[A-Z]\w*(?:Error|Exception)\b|(?:ERROR|WARN|INFO|DEBUG)\b)",
+)
+# Where pasted output starts on the request's own first line: a timestamp or `[Tag]` after a space,
+# or a gap of two spaces after a sentence.
+_PASTE_STARTS = re.compile(r"\s\[(?:\d\d:\d\d|[A-Z][\w.]*\])|(?<=[.?!:])\s{2,}\S")
+
+
+def _without_paste(text: str) -> str:
+    """A request that goes on into a long pasted log, as the person's words before it and the log's
+    failing line: "I got this when running Codex (pasted: error: invalid value 'network-only' for
+    '--sandbox')". The log took the whole objective. Text that fits, that is not mostly pasted
+    output (three lines or more after the first), or that opens with the paste is left as it is."""
+    lines = text.splitlines()
+    pasted = [i for i, line in enumerate(lines[1:], 1) if _PASTED_LINE.match(line)]
+    if len(" ".join(text.split())) <= _OBJECTIVE_LIMIT or len(pasted) < 3:
+        return text
+    if len(pasted) * 2 < sum(1 for line in lines[1:] if line.strip()):
+        return text
+    first = lines[0]
+    start = _PASTE_STARTS.search(first)
+    head = first[: start.start()] if start else first
+    if not head.strip() or _PASTED_LINE.match(head):
+        return text  # the request opens with the paste: what was asked is somewhere after it
+    log = "\n".join([first[start.start() :] if start else "", *lines[1:]])
+    said = error_lines(log)[:1]
+    return " ".join([head.strip(), *(f"(pasted: {line})" for line in said)])
 
 
 def _expanded(command: str, following: list[Message]) -> str:

@@ -161,6 +161,49 @@ def test_objective_is_the_first_real_request(tmp_path: Path, turns: list[str], e
     assert extract_summary(builder.read(tmp_path)).objective == expected
 
 
+_GO_LOG = "\n".join(
+    f"cmd/cli/state_test.go:{n}:31: invalid operation: state.ID != first (mismatched types id.ID and string)"
+    for n in range(70, 90)
+)
+_SERVER_LOG = "\n".join(
+    f"[Remediation] Phase {n}: planning fixes for job 9e063482-f731-4e87-a95d-2e07081bead2" for n in range(12)
+)
+
+
+@pytest.mark.parametrize(
+    ("request_", "expected"),
+    [
+        (  # the log's failing line, in a known form, is kept beside the person's words
+            f"when running `mise run test:ci` I get these errors:\n{_GO_LOG}",
+            "when running `mise run test:ci` I get these errors: (pasted: cmd/cli/state_test.go:70:31: invalid"
+            " operation: state.ID != first (mismatched types id.ID and string))",
+        ),
+        (  # the paste starts on the request's own line, at a log's timestamp
+            f"Can you investigate these runtime errors? [13:35:30.101] [API] GET /api/progress\n{_SERVER_LOG}",
+            "Can you investigate these runtime errors?",
+        ),
+        (  # a request that opens with the paste is left whole: what is asked is somewhere after it
+            f"{_SERVER_LOG}\n\nWhy does planning never finish?",
+            " ".join(f"{_SERVER_LOG} Why does planning never finish?".split())[:499] + "…",
+        ),
+    ],
+)
+def test_a_pasted_log_gives_way_to_the_persons_words(tmp_path: Path, request_: str, expected: str) -> None:
+    """A long log pasted into the first request took the whole objective and cut off the request."""
+    builder = TranscriptBuilder()
+    builder.user(request_)
+    builder.say("Looking.")
+    assert extract_summary(builder.read(tmp_path)).objective == expected
+
+
+def test_a_request_that_fits_keeps_its_pasted_lines(tmp_path: Path) -> None:
+    request = "Fix this:\n[api] GET /x 500\n[api] GET /y 500\n[api] GET /z 500"
+    builder = TranscriptBuilder()
+    builder.user(request)
+    builder.say("Looking.")
+    assert extract_summary(builder.read(tmp_path)).objective == " ".join(request.split())
+
+
 def test_a_bare_command_is_the_objective_only_when_nothing_else_is_asked(tmp_path: Path) -> None:
     # Claude Code writes the prompt a command expands to as the next user-role line, as meta.
     def session(*typed: str) -> EnhancedSessionSummary:
