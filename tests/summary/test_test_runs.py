@@ -889,6 +889,14 @@ def test_structured_stdout_and_stderr_are_preferred_to_the_clipped_text() -> Non
     assert summary is not None and summary.framework == "unittest" and summary.total == 7
 
 
+def test_a_tap_stream_is_named_by_the_runner_its_command_ran() -> None:
+    """TAP says only "TAP"; `bats --tap` ran it."""
+    summary = extract_test_results(_session(_bash("bats --tap test/", BATS_TAP)))
+    assert summary is not None and summary.framework == "bats" and summary.failed == 1
+    other = extract_test_results(_session(_bash("make test", BATS_TAP)))
+    assert other is not None and other.framework == "tap"
+
+
 def test_runs_without_totals_and_non_test_commands_are_passed_over() -> None:
     run = _bash("go test ./...", GO_PACKAGES, line=1)
     log = _bash("cat /tmp/last-run.txt", PYTEST_QUIET_PASS, line=2)  # a runner's text, not a run

@@ -75,6 +75,10 @@ _TEST_COMMAND = re.compile(
 )
 
 
+# The runner a TAP stream came from, named by the command that ran it: its output says only "TAP".
+_TAP_PRODUCER = re.compile(r"(?<![\w.-])(bats|prove)(?![\w.-])")
+
+
 def is_test_command(command: str) -> bool:
     """A command that may run tests: test runners, and task runners (just, make, npm run) that wrap them.
 
@@ -107,5 +111,6 @@ def extract_test_results(session: Session) -> TestSummary | None:
         if isinstance(command, str) and is_test_command(command):
             summary = parse_test_output(tool_output(call))
             if summary is not None:
-                return summary
+                producer = _TAP_PRODUCER.search(command) if summary.framework == "tap" else None
+                return summary.model_copy(update={"framework": producer.group(1)}) if producer else summary
     return None
