@@ -337,15 +337,23 @@ def fit(lines: list[ContentLine], max_chars: int) -> tuple[list[ContentLine], st
     for what, candidate in steps:
         if _size(candidate) <= max_chars:
             return candidate, f"{len(lines) - len(candidate)} of {len(lines)} lines left out to fit ({what})"
-    last = steps[-1][1]
-    per_line = max(120, max_chars // max(1, len(last)) - 8)
-    squeezed = [replace(ln, text=salient_cut(ln.text, per_line)) for ln in last]
-    while squeezed and _size(squeezed) > max_chars:
-        squeezed.pop(0)
+    # The essential lines alone are too long: each cut to what it says most, shorter and shorter,
+    # then the lines that say least left out, wherever they are in the session.
+    squeezed = steps[-1][1]
+    for cap in _SQUEEZE_CAPS:
+        squeezed = [replace(ln, text=salient_cut(ln.text, cap)) for ln in squeezed]
+        if _size(squeezed) <= max_chars:
+            break
+    else:
+        chosen = set(map(id, _most_telling(squeezed, max_chars)))
+        squeezed = [ln for ln in squeezed if id(ln) in chosen]
     return (
         squeezed,
         f"{len(lines) - len(squeezed)} of {len(lines)} lines left out and the rest shortened to fit",
     )
+
+
+_SQUEEZE_CAPS = (800, 500, 300, 200)
 
 
 def _size(lines: list[ContentLine]) -> int:

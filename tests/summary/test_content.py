@@ -81,6 +81,27 @@ def test_under_a_budget_the_lines_that_say_most_stay() -> None:
     assert not any(t.startswith("  - Read") for t in texts)
 
 
+def test_when_the_essential_lines_alone_overflow_the_start_of_the_session_stays() -> None:
+    """A very long session's people's words and failures alone exceed the budget: each is cut to
+    what it says most, and what says least is left out wherever it is, not the session's start
+    (which held the request)."""
+    from graphiti_session_tracking.summary.content import ESSENTIAL, ContentLine, fit
+
+    filler = " ".join(f"Part {i} of the log touched `mod{i}.py` as usual." for i in range(40))
+    lines = [
+        ContentLine(
+            0, "User: Migrate the importer to SQLite instead of Postgres because it runs offline.", ESSENTIAL
+        )
+    ]
+    lines += [ContentLine(i, f"User: here is more of the log. {filler}", ESSENTIAL) for i in range(1, 100)]
+    lines.append(ContentLine(100, "  - Ran `pytest` → FAILED: error: no such table: imports", ESSENTIAL))
+    kept, note = fit(lines, 6_000)
+    texts = [line.text for line in kept]
+    assert note is not None and note.endswith("shortened to fit") and sum(len(t) + 8 for t in texts) <= 6_000
+    assert texts[0].startswith("User: Migrate the importer to SQLite instead of Postgres")
+    assert any("no such table: imports" in t for t in texts)
+
+
 def test_a_long_message_keeps_the_choice_said_in_its_middle(tmp_path: Path) -> None:
     """A person's or the assistant's long text is cut to what it says most, not to its head and
     tail: the choice in the middle of a pasted spec reaches the model."""
