@@ -45,7 +45,7 @@ def _with_message(test: str, raw: list[str]) -> str:
 
 # Not what failed: where a report points (bats' `# (from function …`, `#  in test file …`) and a
 # YAML key whose text is on the lines below it (TAP's `error: |-`).
-_REPORT_FRAME = re.compile(r"^(?:\(from function |in test file |[\w]+: [|>][-+]?$)")
+_REPORT_FRAME = re.compile(r"^(?:\(from function |in test file |\w+: [|>][-+]?$)")
 
 
 def _report(raw: list[str], at: int) -> list[str]:
@@ -106,10 +106,9 @@ def failed_cases(raw: list[str]) -> list[str]:
         m = _CASE.match(line)
         if m is None:
             continue
-        name = m["name"]
-        head = f"{(m['tap'] or m['node'] or '✘ ').strip()} {name}"
-        if not found.get(name, "").count(" / "):
-            found[name] = " / ".join([head, *_report(raw, at)])
+        name, report = m["name"], _report(raw, at)
+        if name not in found or (report and found[name].count(" / ") == 0):  # a report beats none
+            found[name] = " / ".join([f"{(m['tap'] or m['node'] or '✘ ').strip()} {name}", *report])
     return list(found.values())
 
 
