@@ -126,7 +126,7 @@ _PLAYWRIGHT_CASE = re.compile(r"^\s+(\[[\w -]+\] › \S.*)$")
 
 
 def playwright_counts(lines: list[str]) -> Counts | None:
-    """Playwright's totals, with the cases it lists as failed (or flaky) under them."""
+    """Playwright's totals (a flaky test passed in the end), with the cases it lists as failed."""
     if not any(_PLAYWRIGHT_RUN.match(line.strip()) or _PLAYWRIGHT_CASE.match(line) for line in lines):
         return None
     counts = Counts("playwright")
