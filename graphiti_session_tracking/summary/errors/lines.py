@@ -312,7 +312,7 @@ def _signature(line: str) -> str:
     code = _CODE.search(line) or _LINTER.search(line)
     if code:
         return code.group(0)
-    message = re.sub(r"\s*\(typecheck\)$", "", _POSITION.sub("", line))
+    message = re.sub(r"(?<!\s)\s*\(typecheck\)$", "", _POSITION.sub("", line))  # one pass over spaces
     message = _VOLATILE.sub("#", message)
     return " ".join(message.lower().split())
 

@@ -93,8 +93,11 @@ def _report(raw: list[str], at: int) -> list[str]:
 _CASE = re.compile(
     r"^\s*(?:(?P<tap>not ok \d+(?: -)? )(?!.*#\s*(?:TODO|SKIP)\b)|(?P<node>✖ )(?!failing tests:)|"
     r"✘\s+\d+ |\d+\) (?=\[[\w -]+\] › ))"
-    r"(?P<name>\S.*?)(?:\s+(?:\(\d+(?:\.\d+)?m?s\)|\[\d+(?:\.\d+)?m?s\])|\s*─+)?$"
+    r"(?P<name>\S.*)$"
 )
+# What follows a case's name: its duration (`(1.2ms)`, `[5.1s]`) or a rule (`───`). Each alternative
+# starts where the spaces or the rule start, so a long line of spaces costs one pass, not its square.
+DURATION = re.compile(r"(?<!\s)\s+(?:\(\d+(?:\.\d+)?m?s\)|\[\d+(?:\.\d+)?m?s\])$|(?<![\s─])\s*─+$")
 
 
 def failed_cases(raw: list[str]) -> list[str]:
@@ -106,7 +109,7 @@ def failed_cases(raw: list[str]) -> list[str]:
         m = _CASE.match(line)
         if m is None:
             continue
-        name, report = m["name"], _report(raw, at)
+        name, report = DURATION.sub("", m["name"]).rstrip(), _report(raw, at)
         if name not in found or (report and found[name].count(" / ") == 0):  # a report beats none
             found[name] = " / ".join([f"{(m['tap'] or m['node'] or '✘ ').strip()} {name}", *report])
     return list(found.values())

@@ -9,7 +9,8 @@ from .counts import Counts
 _GO_OK = re.compile(r"^ok\s+(\S+)\s+(?:[\d.]+s|\(cached\))")
 _GO_FAIL_PKG = re.compile(r"^FAIL\s+(\S+)\s+(?:[\d.]+s|\[(build|setup) failed\])")
 _GO_TEST = re.compile(r"^(\s*)--- (PASS|FAIL|SKIP): (\S+)")
-GO_COVERAGE = re.compile(r"\s*coverage: (\d+(?:\.\d+)?)% of statements")
+# Searched in a line: it starts where the spaces start, so a long run of them is one pass.
+GO_COVERAGE = re.compile(r"(?<!\s)\s*coverage: (\d+(?:\.\d+)?)% of statements")
 
 
 def go_counts(lines: list[str]) -> Counts | None:

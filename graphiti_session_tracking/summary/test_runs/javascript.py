@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from ..errors.reports import DURATION
 from .counts import Counts, line_items
 
 _JEST_TESTS = re.compile(r"^Tests:\s+(.*?),?\s*(\d+) total$")
@@ -77,9 +78,7 @@ def bun_counts(lines: list[str]) -> Counts | None:
 # node --test's totals (`ℹ tests 3`, `ℹ pass 2`, `ℹ fail 1`; `# tests 3` from its TAP reporter) and
 # its failed cases (`✖ parses dates (1.2ms)`, not the `✖ failing tests:` heading; TAP's `not ok`).
 _NODE_TOTAL = re.compile(r"^[ℹ#] (tests|pass|fail|cancelled|skipped|todo) (\d+)$")
-_NODE_FAILED = re.compile(
-    r"^\s*(?:✖ (?!failing tests:)|not ok \d+ - (?!.*#\s*(?:TODO|SKIP)\b))(.+?)(?:\s+\(\d+(?:\.\d+)?m?s\))?$"
-)
+_NODE_FAILED = re.compile(r"^\s*(?:✖ (?!failing tests:)|not ok \d+ - (?!.*#\s*(?:TODO|SKIP)\b))(.+)$")
 
 
 def node_counts(lines: list[str]) -> Counts | None:
@@ -90,7 +89,9 @@ def node_counts(lines: list[str]) -> Counts | None:
     counts = Counts("node", total=totals["tests"], passed=totals["pass"])
     counts.failed = totals["fail"] + totals.get("cancelled", 0)
     counts.skipped = totals.get("skipped", 0) + totals.get("todo", 0)
-    counts.failed_tests = [m.group(1) for line in lines if (m := _NODE_FAILED.match(line))]
+    counts.failed_tests = [
+        DURATION.sub("", m.group(1)).rstrip() for line in lines if (m := _NODE_FAILED.match(line))
+    ]
     return counts
 
 

@@ -8,7 +8,9 @@ import re
 from .counts import Counts
 
 _PLAN = re.compile(r"^1\.\.(\d+)$")
-_RESULT = re.compile(r"^(not )?ok \d+(?: -)? ?(.*?)(?:\s+#\s*(SKIP|TODO)\b.*)?$", re.IGNORECASE)
+_RESULT = re.compile(r"^(not )?ok \d+(?: -)? ?(.*)$")
+# A directive after the description; it starts where its spaces start (one pass over a long line).
+_DIRECTIVE = re.compile(r"(?<!\s)\s+#\s*(SKIP|TODO)\b.*$|^#\s*(SKIP|TODO)\b.*$", re.IGNORECASE)
 # bats' pretty format: `3 tests, 1 failure` (`, 1 skipped`), the failed cases as `✗ name`.
 _BATS_TOTAL = re.compile(r"^(\d+) tests?, (\d+) failures?(?:, (\d+) skipped)?")
 _BATS_FAILED = re.compile(r"^\s*✗ (.+)$")
@@ -24,7 +26,9 @@ def tap_counts(lines: list[str]) -> Counts | None:
         m = _RESULT.match(line)
         if m is None:
             continue
-        failed, name, directive = m.group(1), m.group(2), (m.group(3) or "").upper()
+        failed, name = m.group(1), m.group(2)
+        directive = _DIRECTIVE.search(name)
+        name = name[: directive.start()] if directive else name
         if directive:
             counts.skipped += 1
         elif failed:
