@@ -11,6 +11,7 @@ from collections import Counter
 from difflib import SequenceMatcher
 
 from .._sentences import cut
+from .linters import positioned
 from .reports import (
     _FAILED_TEST,
     _cause,
@@ -49,7 +50,7 @@ _EXCEPTION = re.compile(
 _REPORTED = re.compile(
     r"^\s*((?:remote: )?(?:error|fatal|npm ERR!|ERROR|Error|FATAL)[:!]?\s+\S.*|CONFLICT \(.*|\[ERROR\]\s+\S.*|"
     r"Would reformat:? .*|.*\bneeds? (?:to be )?formatt(?:ed|ing)\b.*|.*\bBuild error occurred\b.*|.*\bfailed to (?:push|compile|build)\b.*|"
-    r"! \[(?:remote )?rejected\]\s.*|ssh: \S.*|Type error: \S.*)$"
+    r"! \[(?:remote )?rejected\]\s.*|ssh: \S.*|Type error: \S.*|Jest: .*\bcoverage threshold\b.*\bnot met\b.*)$"
 )
 # Git's conclusions after the reason it printed above them (`! [rejected] … (fetch first)`, `ssh:
 # Could not resolve hostname …`): kept, but after the reason.
@@ -94,6 +95,11 @@ def error_lines(text: str) -> list[str]:
     """
     raw = _meaningful_lines(text)
     diagnostics = [line.strip() for line in raw if _DIAGNOSTIC.match(line) and not _VAGUE.search(line)]
+    diagnostics += [
+        f"{where}: {head}"
+        for where, head in positioned(_clean(text).splitlines())
+        if not _DIAGNOSTIC.match(head) and not _VAGUE.search(head)
+    ]
     summaries = [m.group(1) for line in raw if (m := _PYTEST_SUMMARY.match(line.strip()))]
     pytest_e = [m.group(1) for line in raw if (m := _PYTEST_E.match(line))]
     exceptions = [

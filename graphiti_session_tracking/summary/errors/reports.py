@@ -91,7 +91,7 @@ def _report(raw: list[str], at: int) -> list[str]:
 # `node --test`'s `✖ parses dates (1.2ms)` (not its `✖ failing tests:` heading), Playwright's
 # `✘  1 [chromium] › a.spec.ts:5:5 › title (5.1s)` and the `1) [chromium] › … ───` over its report.
 _CASE = re.compile(
-    r"^\s*(?:(?P<tap>not ok \d+(?: -)? )(?!.*#\s*(?:TODO|SKIP)\b)|(?P<node>✖ )(?!failing tests:)|"
+    r"^\s*(?:(?P<tap>not ok \d+(?: -)? )(?!.*#\s*(?:TODO|SKIP)\b)|(?P<node>✖ )(?!failing tests:|\d+ problems? \()|"
     r"✘\s+\d+ |\d+\) (?=\[[\w -]+\] › ))"
     r"(?P<name>\S.*)$"
 )

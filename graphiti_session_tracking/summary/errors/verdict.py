@@ -54,7 +54,10 @@ _FAILED_OUTPUT = re.compile(
     r"^Traceback \(most recent call last\):|^FAILED\b|^ERROR collecting|^--- FAIL|^FAIL\s|"
     r"test result: FAILED|^error\[E\d+\]: |\berror TS\d+:|(?<![A-Za-z]\s)\b[1-9]\d* failed\b|^\s*[1-9]\d* fail$|"
     r"\b[1-9]\d* errors? (?:in|during)\b|^npm ERR!|^\[ERROR\] |^Would reformat|\bERROR task failed$|"
-    r"^(?:curl: \(\d+\) .*|\w+ \"https?://\S+\": .*(?:timeout|refused|reset by peer|no such host).*)$",
+    r"^(?:curl: \(\d+\) .*|\w+ \"https?://\S+\": .*(?:timeout|refused|reset by peer|no such host).*)$"
+    # linters' and formatters' totals (ESLint, ruff, Biome, black) and unmet coverage thresholds
+    r"|^✖ [1-9]\d* problems? \([1-9]|^Found [1-9]\d* errors?\.?$|^[1-9]\d* files? would be reformatted\b|"
+    r"\b[Cc]overage for \w+ \(\d+(?:\.\d+)?%\) does not meet\b|\bcoverage threshold for \w+ \(\d+(?:\.\d+)?%\) not met\b",
     re.MULTILINE,
 )
 _RAN_TESTS = re.compile(r"\b\d+ (?:passed|failed)\b|^(?:ok|FAIL|---)\s", re.MULTILINE)

@@ -78,7 +78,9 @@ def bun_counts(lines: list[str]) -> Counts | None:
 # node --test's totals (`ℹ tests 3`, `ℹ pass 2`, `ℹ fail 1`; `# tests 3` from its TAP reporter) and
 # its failed cases (`✖ parses dates (1.2ms)`, not the `✖ failing tests:` heading; TAP's `not ok`).
 _NODE_TOTAL = re.compile(r"^[ℹ#] (tests|pass|fail|cancelled|skipped|todo) (\d+)$")
-_NODE_FAILED = re.compile(r"^\s*(?:✖ (?!failing tests:)|not ok \d+ - (?!.*#\s*(?:TODO|SKIP)\b))(.+)$")
+_NODE_FAILED = re.compile(
+    r"^\s*(?:✖ (?!failing tests:|\d+ problems? \()|not ok \d+ - (?!.*#\s*(?:TODO|SKIP)\b))(.+)$"
+)
 
 
 def node_counts(lines: list[str]) -> Counts | None:

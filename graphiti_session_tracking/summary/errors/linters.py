@@ -1,0 +1,43 @@
+"""A linter's or checker's own layout of its findings, made into positioned lines (`a.js:2:5: …`)
+so that they are read like a compiler's diagnostics: ESLint's default listing (a file's path, then
+its problems under it) and the annotated form of ruff, ty and rustc (a headline such as
+``F401 [*] `os` imported but unused``, then ` --> m.py:1:8`). Without this the row was ESLint's
+`✖ 4 problems (4 errors, 0 warnings)` or, for ruff, no line at all."""
+
+from __future__ import annotations
+
+import re
+
+# ` --> m.py:1:8` under a finding's headline (rustc, ruff, ty).
+_ARROW = re.compile(r"^\s*--> (\S+?:\d+(?::\d+)?)\s*$")
+# A headline that is not a warning, a note or help: the finding itself.
+_HEADLINE = re.compile(r"^(?!(?:warning|note|help|info)\b)\S(?:.*\S)?$", re.IGNORECASE)
+# ESLint's listing: the file's path on a line of its own, its problems indented under it.
+_LISTED_FILE = re.compile(r"^(?:[A-Za-z]:\\|/|\.{1,2}/)?[^\s:]+\.[A-Za-z]{1,6}$")
+_LISTED_PROBLEM = re.compile(r"^\s+(\d+):(\d+)\s+error\s+(\S.*?)(?:\s{2,}(@?[\w/-]+))?$")
+
+
+def positioned(lines: list[str]) -> list[tuple[str, str]]:
+    """The findings laid out over two lines or under their file, in order, each as (where,
+    headline): `("m.py:1:8", "F401 [*] `os` imported but unused")`, `("/p/a.js:2:5", "error 'y'
+    is not defined (no-undef)")`. A warning is not a finding."""
+    found: list[tuple[str, str]] = []
+    listed_file = ""
+    for at, line in enumerate(lines):
+        arrow = _ARROW.match(line)
+        if arrow:
+            head = lines[at - 1] if at else ""
+            if _HEADLINE.match(head):
+                found.append((arrow.group(1), head))
+            continue
+        if _LISTED_FILE.match(line):
+            listed_file = line
+            continue
+        problem = _LISTED_PROBLEM.match(line) if listed_file else None
+        if problem:
+            row, column, message, rule = problem.groups()
+            said = f"error {message.rstrip()}" + (f" ({rule})" if rule else "")
+            found.append((f"{listed_file}:{row}:{column}", said))
+        elif not line[:1].isspace():
+            listed_file = ""  # a blank line or the totals end a file's problems
+    return found
