@@ -1,5 +1,6 @@
 """Linters' and checkers' own layouts (summary/errors/linters.py) and their totals when a pipe
-hides the exit code. The outputs are what ESLint 9, ruff 0.x, Vitest 3 and Jest 29 printed here."""
+hides the exit code. The outputs are what ESLint 9, ruff 0.17, Biome 2.6, clippy 1.95, Vitest 3 and
+Jest 29 printed here."""
 
 from __future__ import annotations
 
@@ -52,6 +53,43 @@ RUSTC = """warning: unused variable: `n`
 
 error[E0308]: mismatched types
  --> src/main.rs:4:18"""
+
+BIOME = """b.js:1:7 lint/correctness/noUnusedVariables  FIXABLE  ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━
+
+  ! This variable x is unused.
+
+  > 1 │ const x = 1; if (y == 2) { console.log("z"); }
+      │       ^
+
+b.js:1:20 lint/suspicious/noDoubleEquals  FIXABLE  ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━
+
+  × Using == may be unsafe if you are relying on type coercion.
+
+  > 1 │ const x = 1; if (y == 2) { console.log("z"); }
+      │                    ^^
+
+Checked 1 file in 5ms. No fixes applied.
+Found 1 error.
+Found 1 warning.
+lint ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━
+
+  × Some errors were emitted while running checks."""
+
+CLIPPY = """error: length comparison to zero
+ --> src/main.rs:3:8
+  |
+3 |     if v.len() == 0 { println!("e"); }
+  |        ^^^^^^^^^^^^ help: using `is_empty` is clearer and more explicit: `v.is_empty()`
+  |
+  = note: `-D clippy::len-zero` implied by `-D warnings`
+
+error: useless use of `vec!`
+ --> src/main.rs:2:13
+  |
+2 |     let v = vec![1, 2];
+  |             ^^^^^^^^^^ help: you can use an array directly: `[1, 2]`
+
+error: could not compile `cl` (bin "cl") due to 2 previous errors"""
 
 VITEST_COVERAGE = """ ✓ src/math.test.ts (4 tests) 7ms
 
@@ -108,6 +146,21 @@ def test_an_annotated_finding_is_its_headline_at_its_position_and_a_warning_is_n
             [
                 "m.py:1:1: I001 [*] Import block is un-sorted or un-formatted",
                 "m.py:1:8: F401 [*] `os` imported but unused",
+            ],
+        ),
+        (
+            "npx biome lint src",
+            BIOME,
+            [
+                "b.js:1:20: lint/suspicious/noDoubleEquals: Using == may be unsafe if you are relying on type coercion."
+            ],
+        ),
+        (
+            "cargo clippy -- -D warnings",
+            CLIPPY,
+            [
+                "src/main.rs:3:8: error: length comparison to zero",
+                "src/main.rs:2:13: error: useless use of `vec!`",
             ],
         ),
         (

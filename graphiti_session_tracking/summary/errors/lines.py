@@ -11,7 +11,7 @@ from collections import Counter
 from difflib import SequenceMatcher
 
 from .._sentences import cut
-from .linters import positioned
+from .linters import RULED_HEADING, positioned
 from .reports import (
     _FAILED_TEST,
     _cause,
@@ -94,7 +94,11 @@ def error_lines(text: str) -> list[str]:
     chosen.
     """
     raw = _meaningful_lines(text)
-    diagnostics = [line.strip() for line in raw if _DIAGNOSTIC.match(line) and not _VAGUE.search(line)]
+    diagnostics = [
+        line.strip()
+        for line in raw
+        if _DIAGNOSTIC.match(line) and not _VAGUE.search(line) and not RULED_HEADING.match(line)
+    ]
     diagnostics += [
         f"{where}: {head}"
         for where, head in positioned(_clean(text).splitlines())

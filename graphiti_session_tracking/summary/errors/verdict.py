@@ -56,7 +56,7 @@ _FAILED_OUTPUT = re.compile(
     r"\b[1-9]\d* errors? (?:in|during)\b|^npm ERR!|^\[ERROR\] |^Would reformat|\bERROR task failed$|"
     r"^(?:curl: \(\d+\) .*|\w+ \"https?://\S+\": .*(?:timeout|refused|reset by peer|no such host).*)$"
     # linters' and formatters' totals (ESLint, ruff, Biome, black) and unmet coverage thresholds
-    r"|^✖ [1-9]\d* problems? \([1-9]|^Found [1-9]\d* errors?\.?$|^[1-9]\d* files? would be reformatted\b|"
+    r"|^✖ [1-9]\d* problems? \([1-9]|^error: could not compile\b|^Found [1-9]\d* errors?\.?$|^[1-9]\d* files? would be reformatted\b|"
     r"\b[Cc]overage for \w+ \(\d+(?:\.\d+)?%\) does not meet\b|\bcoverage threshold for \w+ \(\d+(?:\.\d+)?%\) not met\b",
     re.MULTILINE,
 )
