@@ -190,3 +190,8 @@ def test_a_linters_findings_or_an_unmet_threshold_are_the_errors_even_through_a_
 
     assert [r.error for r in records] == errors
     assert {r.fix for r in records} == {"Edited src/bad.js"}
+
+
+def test_a_long_run_of_spaces_after_a_problem_is_read_once() -> None:
+    """The rule is split off the trimmed line, not sought at every space (a quadratic regex)."""
+    assert positioned(["/p/a.js", "  1:1  error  x" + " " * 100_000]) == [("/p/a.js:1:1", "error x")]

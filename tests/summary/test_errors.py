@@ -1480,3 +1480,41 @@ def test_a_line_a_task_runner_tagged_keeps_the_task_it_came_from(tmp_path: Path)
     # Which check failed is part of what a reader writes down; the line itself is read untagged.
     assert record.error == "[lint:gofmt] These .go files need to be formatted: internal/smarthttp.go"
     assert record.fix == "Edited internal/smarthttp.go"
+
+
+VITEST_UNHANDLED = """ ❯ src/more.test.ts (2 tests | 1 failed) 175ms
+   × snapshot 14ms
+     → Snapshot `snapshot 1` mismatched
+   ✓ unhandled 0ms
+
+⎯⎯⎯⎯⎯⎯⎯ Failed Tests 1 ⎯⎯⎯⎯⎯⎯⎯
+
+ FAIL  src/more.test.ts > snapshot
+Error: Snapshot `snapshot 1` mismatched
+
+⎯⎯⎯⎯⎯⎯ Unhandled Errors ⎯⎯⎯⎯⎯⎯
+
+Vitest caught 1 unhandled error during the test run.
+
+⎯⎯⎯⎯⎯ Uncaught Exception ⎯⎯⎯⎯⎯
+Error: boom from timer: database connection lost after retry
+ ❯ Timeout._onTimeout src/more.test.ts:8:50
+
+ Test Files  1 failed (1)
+      Tests  1 failed | 1 passed (2)
+     Errors  1 error"""
+
+
+def test_an_error_vitest_caught_outside_the_tests_is_said_beside_the_failed_ones(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Make the tests pass.")
+    t.bash("npx vitest run", f"Exit code 1\n{VITEST_UNHANDLED}", is_error=True)
+    t.edit("src/more.test.ts", '"a": 2', '"a": 1')
+    t.bash("npx vitest run", " Test Files  1 passed (1)\n      Tests  2 passed (2)")
+
+    errors = [r.error for r in extract_errors_resolved(t.read(tmp_path))]
+
+    assert errors == [
+        "FAIL src/more.test.ts > snapshot / Error: Snapshot `snapshot 1` mismatched",
+        "Uncaught Exception / Error: boom from timer: database connection lost after retry",
+    ]

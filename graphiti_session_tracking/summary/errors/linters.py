@@ -15,7 +15,10 @@ _ARROW = re.compile(r"^\s*--> (\S+?:\d+(?::\d+)?)\s*$")
 _HEADLINE = re.compile(r"^(?!(?:warning|note|help|info)\b)\S(?:.*\S)?$", re.IGNORECASE)
 # ESLint's listing: the file's path on a line of its own, its problems indented under it.
 _LISTED_FILE = re.compile(r"^(?:[A-Za-z]:\\|/|\.{1,2}/)?[^\s:]+\.[A-Za-z]{1,6}$")
-_LISTED_PROBLEM = re.compile(r"^\s+(\d+):(\d+)\s+error\s+(\S.*?)(?:\s{2,}(@?[\w/-]+))?$")
+_LISTED_PROBLEM = re.compile(r"^\s+(\d+):(\d+)\s+error\s+(\S.*)$")
+# The rule at the end of a problem's line, two spaces or more after its message; read from the
+# line with its trailing spaces taken off, so a long run of spaces is read once.
+_RULE = re.compile(r"(?<!\s)\s{2,}(@?[\w/-]+)$")
 # Biome's heading, a position and a rule over a rule of `━`, then its message, `×` for an error
 # (`!` a warning, `i` a note).
 RULED_HEADING = re.compile(r"^(\S+?:\d+:\d+) ([\w/-]+)(?:\s+[A-Z]+)*\s+━{3,}$")
@@ -47,8 +50,10 @@ def positioned(lines: list[str]) -> list[tuple[str, str]]:
             continue
         problem = _LISTED_PROBLEM.match(line) if listed_file else None
         if problem:
-            row, column, message, rule = problem.groups()
-            said = f"error {message.rstrip()}" + (f" ({rule})" if rule else "")
+            row, column, message = problem.groups()
+            message = message.rstrip()
+            rule = _RULE.search(message)
+            said = f"error {message[: rule.start()]} ({rule.group(1)})" if rule else f"error {message}"
             found.append((f"{listed_file}:{row}:{column}", said))
         elif not line[:1].isspace():
             listed_file = ""  # a blank line or the totals end a file's problems

@@ -63,8 +63,9 @@ def _report(raw: list[str], at: int) -> list[str]:
             or _CASE.match(line)
             or _COUNT.search(stripped)
             or _OTHER_RESULT.search(stripped)
+            or (stripped.startswith("⎯") and stripped.strip("⎯ "))
         ):
-            break  # the next test's report, or the totals
+            break  # the next test's report, the totals, or Vitest's next section (`⎯⎯ Unhandled Errors ⎯⎯`)
         stripped = stripped.lstrip("#").strip()  # TAP's and bats' comment lines
         if said and stripped.startswith("at "):
             break  # below the stack: the error's properties (`code: 'ERR_ASSERTION',`), not news
@@ -175,6 +176,21 @@ def with_listed(tests: list[str], raw: list[str]) -> list[str]:
         if not any(name in t for t in tests)
     ]
     return tests + unnamed
+
+
+# Vitest's heading over an error thrown outside any test (`⎯⎯ Uncaught Exception ⎯⎯`), which fails
+# the run even when every test passed.
+_VITEST_UNHANDLED = re.compile(r"^\s*⎯+ (Uncaught Exception|Unhandled (?:Rejection|Error)) ⎯+$")
+
+
+def unhandled(raw: list[str]) -> list[str]:
+    """Each error Vitest caught outside the tests, under its heading (`Uncaught Exception / Error:
+    boom`): read after the failed tests' reports, it would otherwise go unsaid beside them."""
+    return [
+        f"{m.group(1)} / {raw[at + 1].strip()}"
+        for at, line in enumerate(raw[:-1])
+        if (m := _VITEST_UNHANDLED.match(line))
+    ]
 
 
 # PowerShell 7's error view: a head (`Exception: C:\s\land.ps1:45:5`, `Get-Content:`), `Line |`, the
