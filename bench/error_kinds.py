@@ -183,6 +183,7 @@ def diagnose(split: str, corpus: Path) -> None:
     lines_seen: Counter[str] = Counter()
     programs: Counter[str] = Counter()  # what ran, for a right failure with another line
     trivial_programs: Counter[str] = Counter()  # what ran, and the row's form, for a trivial one
+    unlabelled_programs: Counter[str] = Counter()  # the same, for a failure with no label
     found = 0
     for transcript, label in load_split(corpus, split):
         session = read_transcript(transcript)
@@ -210,6 +211,7 @@ def diagnose(split: str, corpus: Path) -> None:
                 ] += 1
             else:
                 noisy["no label for this failure"] += 1
+                unlabelled_programs[f"{' '.join(commands_module._kind_key(call)[1:3])} ({_form(row.error)})"] += 1
         found += len(matched)
         row_calls = [call for _, call in rows if call is not None]
         for i, label_ in enumerate(counted):
@@ -250,6 +252,10 @@ def diagnose(split: str, corpus: Path) -> None:
     print(
         "a trivial failure with another line, by program (row's form):",
         ", ".join(f"{p} {n}" for p, n in trivial_programs.most_common()),
+    )
+    print(
+        "a failure with no label, by program (row's form):",
+        ", ".join(f"{p} {n}" for p, n in unlabelled_programs.most_common()),
     )
     print("a right failure with another line: where the label's phrases sit")
     for kind, n in lines_seen.most_common():

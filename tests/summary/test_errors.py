@@ -1518,3 +1518,42 @@ def test_an_error_vitest_caught_outside_the_tests_is_said_beside_the_failed_ones
         "FAIL src/more.test.ts > snapshot / Error: Snapshot `snapshot 1` mismatched",
         "Uncaught Exception / Error: boom from timer: database connection lost after retry",
     ]
+
+
+UNITTEST = """FE
+======================================================================
+ERROR: test_raise (test_m.T.test_raise)
+Raises on a missing key.
+----------------------------------------------------------------------
+Traceback (most recent call last):
+  File "/p/test_m.py", line 8, in test_raise
+    raise KeyError("missing_key")
+KeyError: 'missing_key'
+
+======================================================================
+FAIL: test_add (test_m.T.test_add)
+----------------------------------------------------------------------
+Traceback (most recent call last):
+  File "/p/test_m.py", line 6, in test_add
+    self.assertEqual(1 + 1, 3)
+AssertionError: 2 != 3
+
+----------------------------------------------------------------------
+Ran 2 tests in 0.001s
+
+FAILED (failures=1, errors=1)"""
+
+
+def test_a_unittest_run_is_its_first_failed_test_with_its_exception_not_the_totals(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Make the tests pass.")
+    t.bash("python manage.py test", f"Exit code 1\n{UNITTEST}", is_error=True)
+    t.edit("test_m.py", "1 + 1, 3", "1 + 2, 3")
+    t.bash(
+        "python manage.py test",
+        "..\n----------------------------------------------------------------------\nRan 2 tests in 0.001s\n\nOK",
+    )
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    assert record.error == "ERROR: test_raise (test_m.T.test_raise) / KeyError: 'missing_key'"

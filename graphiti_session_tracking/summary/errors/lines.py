@@ -21,6 +21,7 @@ from .reports import (
     _with_message,
     failed_cases,
     unhandled,
+    unittest_failure,
     with_listed,
 )
 
@@ -116,7 +117,7 @@ def error_lines(text: str) -> list[str]:
     tests = [m.group(1) for line in raw if (m := _FAILED_TEST.match(line))]
     if tests and not summaries:
         tests = [case for test in tests for case in _jest_cases(test, raw) or [_with_message(test, raw)]]
-    tests = with_listed(tests, raw) + failed_cases(raw) + unhandled(raw)
+    tests = with_listed(tests, raw) + failed_cases(raw) + unhandled(raw) + unittest_failure(raw)
     # the last exception; said again at the end without the values it introduces, its fuller telling
     told = [e for e in reversed(exceptions) if e.startswith(exceptions[-1])] if exceptions else []
     tiers = (

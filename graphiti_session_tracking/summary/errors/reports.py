@@ -11,7 +11,7 @@ from .._sentences import cut
 # A failed test: pytest, cargo, `go test -v`, and Jest's or Vitest's test file (`FAIL src/a.test.ts`,
 # not Go's package line `FAIL  example.com/pkg  0.01s`, which only sums up the tests above it).
 _FAILED_TEST = re.compile(
-    r"^\s*(FAILED\s+\S.*|\S+::\S+ FAILED\b.*|test \S+ \.\.\. FAILED.*|--- FAIL: .*|"
+    r"^\s*(FAILED\s+(?!\()\S.*|\S+::\S+ FAILED\b.*|test \S+ \.\.\. FAILED.*|--- FAIL: .*|"
     r"FAIL\s+\S+\.(?:[cm]?[jt]sx?|vue|svelte|py|rb)(?!\S).*)$"
 )
 _COUNT = re.compile(r"\b(\d+) (passed|failed|skipped|ignored|errors?|xfailed|xpassed|deselected|warnings?)\b")
@@ -191,6 +191,33 @@ def unhandled(raw: list[str]) -> list[str]:
         for at, line in enumerate(raw[:-1])
         if (m := _VITEST_UNHANDLED.match(line))
     ]
+
+
+# unittest's (and Django's test runner's) report of a failed test: `FAIL: test_add (app.tests.T.test_add)`
+# over a rule, a traceback and the exception, up to the next report's rule.
+_UNITTEST = re.compile(r"^(?:FAIL|ERROR): \S+ \([\w./]+\)")
+_UNITTEST_RULE = re.compile(r"^(?:={20,}|-{20,})$")
+
+
+def unittest_failure(raw: list[str]) -> list[str]:
+    """The first test unittest reports failed, with the exception its traceback ends on (`FAIL:
+    test_add (t.T.test_add) / AssertionError: 2 != 3`), not its totals `FAILED (failures=1)`. One
+    row a run, as the totals were: a row per failed test added four rows on the test split, all of
+    failures no reader had counted (bench/error_kinds.py)."""
+    for at, line in enumerate(raw):
+        if not _UNITTEST.match(line):
+            continue
+        said = ""
+        start = next(
+            (i + 1 for i in range(at + 1, min(at + 4, len(raw))) if _UNITTEST_RULE.match(raw[i])), at + 1
+        )
+        for below in raw[start : start + 200]:  # past the rule under the heading (and a docstring's line)
+            if _UNITTEST_RULE.match(below):
+                break
+            if below[:1].strip() and not below.startswith(("Traceback", "During handling", "The above")):
+                said = below.strip()  # the last unindented line: the exception
+        return [f"{line.strip()} / {cut(said, 160)}" if said else line.strip()]
+    return []
 
 
 # PowerShell 7's error view: a head (`Exception: C:\s\land.ps1:45:5`, `Get-Content:`), `Line |`, the
