@@ -211,7 +211,9 @@ def diagnose(split: str, corpus: Path) -> None:
                 ] += 1
             else:
                 noisy["no label for this failure"] += 1
-                unlabelled_programs[f"{' '.join(commands_module._kind_key(call)[1:3])} ({_form(row.error)})"] += 1
+                unlabelled_programs[
+                    f"{' '.join(commands_module._kind_key(call)[1:3])} ({_form(row.error)})"
+                ] += 1
         found += len(matched)
         row_calls = [call for _, call in rows if call is not None]
         for i, label_ in enumerate(counted):
