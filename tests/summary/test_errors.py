@@ -1557,3 +1557,22 @@ def test_a_unittest_run_is_its_first_failed_test_with_its_exception_not_the_tota
     [record] = extract_errors_resolved(t.read(tmp_path))
 
     assert record.error == "ERROR: test_raise (test_m.T.test_raise) / KeyError: 'missing_key'"
+
+
+TESTIFY = (
+    "--- FAIL: TestAdd (0.00s)\n    gt_test.go:12: \n        \tError Trace:\t/p/gt_test.go:12\n"
+    "        \tError:      \tNot equal: \n        \t            \texpected: 3\n"
+    "        \t            \tactual  : -1\n        \tTest:       \tTestAdd\nFAIL\nFAIL\texample.com/gt\t0.004s"
+)
+
+
+def test_a_testify_failure_is_its_message_and_values_not_its_trace(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Make the tests pass.")
+    t.bash("go test ./...", f"Exit code 1\n{TESTIFY}", is_error=True)
+    t.edit("gt.go", "a - b", "a + b")
+    t.bash("go test ./...", "ok  \texample.com/gt\t0.003s")
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    assert record.error == "--- FAIL: TestAdd (0.00s) / Error: Not equal: expected: 3 / actual : -1"

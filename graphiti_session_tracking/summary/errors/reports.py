@@ -22,7 +22,7 @@ _PANIC = re.compile(r"\bpanicked at (\S+:\d+:\d+):$")
 # What a failed test's report says went wrong, on the lines after its name (`expect(received)…`,
 # `Expected: 3`, `TypeError: …`, `assertion failed`).
 _TEST_MESSAGE = re.compile(
-    r"(?i)\b(?:error|expected|received|assert\w*|exception|panic\w*|timed? ?out|not (?:equal|found)|"
+    r"(?i)\b(?:error|expected|received|actual|assert\w*|exception|panic\w*|timed? ?out|not (?:equal|found)|"
     r"mismatch\w*|undefined|cannot|failed to)\b"
 )
 
@@ -56,6 +56,7 @@ def _report(raw: list[str], at: int) -> list[str]:
     said: list[str] = []
     plain: list[str] = []
     lines = raw[at + 1 : at + 12]
+    joined = -1  # a line said with the one before it, which ended in ":"
     for i, line in enumerate(lines):
         stripped = line.strip()
         if (
@@ -71,7 +72,8 @@ def _report(raw: list[str], at: int) -> list[str]:
             break  # below the stack: the error's properties (`code: 'ERR_ASSERTION',`), not news
         if (
             not stripped
-            or stripped.startswith(("at ", "File ", "❯ ", "⎯", "---", "___", "==="))
+            or i == joined
+            or stripped.startswith(("at ", "File ", "❯ ", "⎯", "---", "___", "===", "Error Trace:", "Test:"))
             or _DIFF_LEGEND.match(stripped)
             or _REPORT_FRAME.match(stripped)
         ):
@@ -80,7 +82,7 @@ def _report(raw: list[str], at: int) -> list[str]:
             title = title or [stripped.lstrip("● ").strip()]
         elif _TEST_MESSAGE.search(stripped):
             if stripped.endswith(":") and i + 1 < len(lines):
-                stripped = f"{stripped} {lines[i + 1].strip()}"
+                stripped, joined = f"{stripped} {lines[i + 1].strip()}", i + 1
             said.append(cut(stripped, 160))
         elif not plain:
             plain.append(cut(stripped, 160))
