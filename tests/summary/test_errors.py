@@ -1576,3 +1576,19 @@ def test_a_testify_failure_is_its_message_and_values_not_its_trace(tmp_path: Pat
     [record] = extract_errors_resolved(t.read(tmp_path))
 
     assert record.error == "--- FAIL: TestAdd (0.00s) / Error: Not equal: expected: 3 / actual : -1"
+
+
+def test_a_failure_that_says_nothing_was_found_is_that_line_not_the_runners_banner(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Run the tests.")
+    no_tests = (
+        "Exit code 1\n> app@1.0.0 test\n> vitest run\n\n RUN  v3.2.7 /p\n\n"
+        "include: **/*.{test,spec}.?(c|m)[jt]s?(x)\n\nNo test files found, exiting with code 1"
+    )
+    t.bash("npm test", no_tests, is_error=True)
+    t.edit("vitest.config.ts", "include: ['test/**']", "include: ['src/**/*.test.ts']")
+    t.bash("npm test", " Test Files  1 passed (1)\n      Tests  4 passed (4)")
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    assert record.error == "No test files found, exiting with code 1"

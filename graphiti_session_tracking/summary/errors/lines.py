@@ -279,7 +279,8 @@ def _without_runner_prefix(text: str) -> str:
 _SAYS_FAILED = re.compile(
     r"(?i)\b(?:error|errors|fail(?:ed|ure|s)?|denied|refused|rejected|cannot|can't|could not|couldn't|"
     r"unable|not found|no such|invalid|missing|timed? ?out|exception|panic|fatal|unauthori[sz]ed|"
-    r"forbidden|conflict|abort(?:ed)?|not permitted|not allowed)\b"
+    r"forbidden|conflict|abort(?:ed)?|not permitted|not allowed|no (?:\w+ ){1,3}found|"
+    r"exit(?:ing|ed)? with (?:exit )?code [1-9]\d*)\b"
 )
 
 
