@@ -68,7 +68,7 @@ def test_ask_user_question_answer(tmp_path: Path) -> None:
     )
     assert read_decisions(t.read(tmp_path)) == [
         DecisionRecord(
-            decision="Signing: RS256",
+            decision="Which signing algorithm should the tokens use? RS256",
             rationale="Keys can rotate without redeploying",
             alternatives=["HS256", "EdDSA"],
             confidence=ASKED,
@@ -86,7 +86,7 @@ def test_ask_user_question_answer_from_the_text_and_an_answer_of_the_users_own(t
         'User has answered your questions: "Which signing algorithm should the tokens use?"="ES256 with keys in KMS".',
     )
     [record] = read_decisions(t.read(tmp_path))
-    assert record.decision == "Signing: ES256 with keys in KMS"
+    assert record.decision == "Which signing algorithm should the tokens use? ES256 with keys in KMS"
     assert record.alternatives == ["RS256", "HS256", "EdDSA"]
     assert (record.confidence, record.by) == (ASKED, "user")
 
@@ -537,7 +537,9 @@ def test_every_answer_the_user_gave_is_kept_beyond_the_cap(tmp_path: Path) -> No
         t.say(f"I'll use {a} for the docs instead of {b}.")
     records = read_decisions(t.read(tmp_path))
     answered = [r for r in records if r.by == "user"]
-    assert [r.decision for r in answered] == [f"Part {n}: {a}" for n, (a, _) in enumerate(_PAIRS[:12])]
+    assert [r.decision for r in answered] == [
+        f"Which tool for part {n}? {a}" for n, (a, _) in enumerate(_PAIRS[:12])
+    ]
     assert len(records) - len(answered) <= MAX_DECISIONS
 
 

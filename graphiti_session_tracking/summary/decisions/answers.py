@@ -43,6 +43,9 @@ def _asked(session: Session) -> Iterator[_Found]:
                 yield _Found(call.line, record, answered=True)
 
 
+_ASKED_MAX = 200
+
+
 def _answered(question: dict[str, Any], answer: str) -> DecisionRecord | None:
     options = [o for o in question.get("options") or [] if isinstance(o, dict) and o.get("label")]
     labels = [str(o["label"]) for o in options]
@@ -64,7 +67,11 @@ def _answered(question: dict[str, Any], answer: str) -> DecisionRecord | None:
         others = [_RECOMMENDED.sub(" ", label).strip() for label in labels]
     if not chosen:
         return None
-    decision = f"{header}: {chosen}" if header and header.lower() not in chosen.lower() else chosen
+    asked = plain(str(question.get("question") or "")).strip()
+    if asked and len(asked) <= _ASKED_MAX:
+        decision = f"{asked} {chosen}"
+    else:
+        decision = f"{header}: {chosen}" if header and header.lower() not in chosen.lower() else chosen
     return _record(decision, rationale, [o for o in others if _whole(o)], ASKED, "user")
 
 

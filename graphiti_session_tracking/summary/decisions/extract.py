@@ -84,9 +84,12 @@ def _same(record: DecisionRecord, key: str, other: DecisionRecord) -> bool:
     """The same choice said twice: near-identical words, or the same alternative turned down in
     much the same words ("I need to use .ts instead of .js" then "I'll update the imports to use .ts
     instead of .js")."""
+    asked, other_asked = _question(record.decision), _question(other.decision)
+    if asked and other_asked and _normalized(asked) != _normalized(other_asked):
+        return False  # answers to two questions: two choices, however alike ("Which tool for part 1?")
     if _similar(key, _normalized(other.decision)):
         return True
-    words, others = _content_words(record.decision), _content_words(other.decision)
+    words, others = _content_words(_chosen(record.decision)), _content_words(_chosen(other.decision))
     if min(len(words), len(others)) >= 3 and len(words & others) >= 0.4 * min(len(words), len(others)):
         return (
             True  # "Auth approach: GitHub App + Actions workflow" and "update the plan with the GitHub App …"
@@ -95,6 +98,18 @@ def _same(record: DecisionRecord, key: str, other: DecisionRecord) -> bool:
     if not shared:
         return False
     return len(words & others) >= 0.4 * min(len(words), len(others))
+
+
+def _chosen(decision: str) -> str:
+    """What was chosen, without the question it answers ("Which installation method do you want?
+    Pre-built binaries"): two questions of one session share their wording, not their choice."""
+    return decision.rsplit("? ", 1)[-1]
+
+
+def _question(decision: str) -> str:
+    """The question a user's answer is given with ("Which tool for part 1?"), else ""."""
+    asked, _, chosen = decision.rpartition("? ")
+    return asked if chosen else ""
 
 
 def _similar(a: str, b: str) -> bool:
