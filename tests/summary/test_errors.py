@@ -1592,3 +1592,34 @@ def test_a_failure_that_says_nothing_was_found_is_that_line_not_the_runners_bann
     [record] = extract_errors_resolved(t.read(tmp_path))
 
     assert record.error == "No test files found, exiting with code 1"
+
+
+SUREFIRE = """[ERROR] Tests run: 2, Failures: 1, Errors: 1, Skipped: 0, Time elapsed: 0.117 s <<< FAILURE! -- in demo.CalcTest
+[ERROR] demo.CalcTest.adds -- Time elapsed: 0.014 s <<< FAILURE!
+org.opentest4j.AssertionFailedError: 1 + 2 ==> expected: <3> but was: <-1>
+	at demo.CalcTest.adds(CalcTest.java:5)
+[INFO]
+[INFO] Results:
+[INFO]
+[ERROR] Failures:
+[ERROR]   CalcTest.adds:5 1 + 2 ==> expected: <3> but was: <-1>
+[ERROR] Errors:
+[ERROR]   CalcTest.npe:6 NullPointer Cannot invoke "String.length()" because "s" is null
+[INFO]
+[ERROR] Tests run: 2, Failures: 1, Errors: 1, Skipped: 0
+[ERROR] Failed to execute goal org.apache.maven.plugins:maven-surefire-plugin:3.2.5:test (default-test) on project demo: There are test failures."""
+
+
+def test_each_test_maven_surefire_sums_up_as_failed_is_a_row(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Make the tests pass.")
+    t.bash("mvn -q test", f"Exit code 1\n{SUREFIRE}", is_error=True)
+    t.edit("src/main/java/demo/Calc.java", "a - b", "a + b")
+    t.bash("mvn -q test", "[INFO] Tests run: 2, Failures: 0, Errors: 0, Skipped: 0")
+
+    errors = [r.error for r in extract_errors_resolved(t.read(tmp_path))]
+
+    assert errors == [
+        "CalcTest.adds:5 1 + 2 ==> expected: <3> but was: <-1>",
+        'CalcTest.npe:6 NullPointer Cannot invoke "String.length()" because "s" is null',
+    ]

@@ -44,6 +44,9 @@ _DIAGNOSTIC = re.compile(
 )
 # pytest's short summary: the failed test and what it reported, on one line.
 _PYTEST_SUMMARY = re.compile(r"^((?:FAILED|ERROR) \S+ - \S.*)$")
+# Maven Surefire's: `[ERROR]   CalcTest.adds:5 1 + 2 ==> expected: <3> but was: <-1>` under
+# `[ERROR] Failures:` or `[ERROR] Errors:`.
+_SUREFIRE_SUMMARY = re.compile(r"^\[ERROR\] {2,}(\w[\w.$]*:\d+ \S.*)$")
 _PYTEST_E = re.compile(r"^E\s+((?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit)\b.*)$")
 _EXCEPTION = re.compile(
     r"^\s*((?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt)(?: \[\w+\])?(?::.*|\s*))$"
@@ -87,7 +90,7 @@ _STALL = re.compile(r"^`[^`]*` waited for an answer at an interactive prompt")
 def error_lines(text: str) -> list[str]:
     """The distinct failing lines of `text`, the most telling first (each cut to ERROR_LIMIT).
 
-    The first of: pytest's short summary (`FAILED t.py::test_a - AssertionError: …`: the test and
+    The first of: pytest's or Maven Surefire's short summary (`FAILED t.py::test_a - AssertionError: …`: the test and
     what it reported, which a careful reader writes down together); Rust panics; failed tests with
     what their report says; diagnostics (a compiler's `file:line:col: message`, `error[E0308]`,
     `error TS2307`) in their order; the exception pytest reports (`E   ImportError: …`); a
@@ -106,7 +109,9 @@ def error_lines(text: str) -> list[str]:
         for where, head in positioned(_clean(text).splitlines())
         if not _DIAGNOSTIC.match(head) and not _VAGUE.search(head)
     ]
-    summaries = [m.group(1) for line in raw if (m := _PYTEST_SUMMARY.match(line.strip()))]
+    summaries = [m.group(1) for line in raw if (m := _PYTEST_SUMMARY.match(line.strip()))] + [
+        m.group(1) for line in raw if (m := _SUREFIRE_SUMMARY.match(line))
+    ]
     pytest_e = [m.group(1) for line in raw if (m := _PYTEST_E.match(line))]
     exceptions = [
         _with_detail(next(g for g in m.groups() if g), raw, at)
