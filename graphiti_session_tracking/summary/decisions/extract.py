@@ -91,9 +91,7 @@ def _same(record: DecisionRecord, key: str, other: DecisionRecord) -> bool:
         return True
     words, others = _content_words(_chosen(record.decision)), _content_words(_chosen(other.decision))
     if min(len(words), len(others)) >= 3 and len(words & others) >= 0.4 * min(len(words), len(others)):
-        return (
-            True  # "Auth approach: GitHub App + Actions workflow" and "update the plan with the GitHub App …"
-        )
+        return True  # "Do you want me to update the plan …? GitHub App + Actions workflow" and "use the GitHub App …"
     shared = {a.lower() for a in record.alternatives or []} & {a.lower() for a in other.alternatives or []}
     if not shared:
         return False
