@@ -1482,6 +1482,19 @@ def test_a_line_a_task_runner_tagged_keeps_the_task_it_came_from(tmp_path: Path)
     assert record.fix == "Edited internal/smarthttp.go"
 
 
+def _fixed_run(
+    tmp_path: Path, command: str, failing: str, edit: tuple[str, str, str], passing: str
+) -> list[str]:
+    """The error rows of a session where `command` failed with `failing` (exit 1), a file was
+    edited, and the command then printed `passing`."""
+    t = TranscriptBuilder()
+    t.user("Make the tests pass.")
+    t.bash(command, f"Exit code 1\n{failing}", is_error=True)
+    t.edit(*edit)
+    t.bash(command, passing)
+    return [r.error for r in extract_errors_resolved(t.read(tmp_path))]
+
+
 VITEST_UNHANDLED = """ ❯ src/more.test.ts (2 tests | 1 failed) 175ms
    × snapshot 14ms
      → Snapshot `snapshot 1` mismatched
@@ -1506,15 +1519,10 @@ Error: boom from timer: database connection lost after retry
 
 
 def test_an_error_vitest_caught_outside_the_tests_is_said_beside_the_failed_ones(tmp_path: Path) -> None:
-    t = TranscriptBuilder()
-    t.user("Make the tests pass.")
-    t.bash("npx vitest run", f"Exit code 1\n{VITEST_UNHANDLED}", is_error=True)
-    t.edit("src/more.test.ts", '"a": 2', '"a": 1')
-    t.bash("npx vitest run", " Test Files  1 passed (1)\n      Tests  2 passed (2)")
+    edit = ("src/more.test.ts", '"a": 2', '"a": 1')
+    passing = " Test Files  1 passed (1)\n      Tests  2 passed (2)"
 
-    errors = [r.error for r in extract_errors_resolved(t.read(tmp_path))]
-
-    assert errors == [
+    assert _fixed_run(tmp_path, "npx vitest run", VITEST_UNHANDLED, edit, passing) == [
         "FAIL src/more.test.ts > snapshot / Error: Snapshot `snapshot 1` mismatched",
         "Uncaught Exception / Error: boom from timer: database connection lost after retry",
     ]
@@ -1545,18 +1553,12 @@ FAILED (failures=1, errors=1)"""
 
 
 def test_a_unittest_run_is_its_first_failed_test_with_its_exception_not_the_totals(tmp_path: Path) -> None:
-    t = TranscriptBuilder()
-    t.user("Make the tests pass.")
-    t.bash("python manage.py test", f"Exit code 1\n{UNITTEST}", is_error=True)
-    t.edit("test_m.py", "1 + 1, 3", "1 + 2, 3")
-    t.bash(
-        "python manage.py test",
-        "..\n----------------------------------------------------------------------\nRan 2 tests in 0.001s\n\nOK",
+    passing = "..\n" + "-" * 70 + "\nRan 2 tests in 0.001s\n\nOK"
+    errors = _fixed_run(
+        tmp_path, "python manage.py test", UNITTEST, ("test_m.py", "1 + 1, 3", "1 + 2, 3"), passing
     )
 
-    [record] = extract_errors_resolved(t.read(tmp_path))
-
-    assert record.error == "ERROR: test_raise (test_m.T.test_raise) / KeyError: 'missing_key'"
+    assert errors == ["ERROR: test_raise (test_m.T.test_raise) / KeyError: 'missing_key'"]
 
 
 TESTIFY = (
@@ -1567,31 +1569,24 @@ TESTIFY = (
 
 
 def test_a_testify_failure_is_its_message_and_values_not_its_trace(tmp_path: Path) -> None:
-    t = TranscriptBuilder()
-    t.user("Make the tests pass.")
-    t.bash("go test ./...", f"Exit code 1\n{TESTIFY}", is_error=True)
-    t.edit("gt.go", "a - b", "a + b")
-    t.bash("go test ./...", "ok  \texample.com/gt\t0.003s")
+    errors = _fixed_run(
+        tmp_path, "go test ./...", TESTIFY, ("gt.go", "a - b", "a + b"), "ok  \texample.com/gt\t0.003s"
+    )
 
-    [record] = extract_errors_resolved(t.read(tmp_path))
-
-    assert record.error == "--- FAIL: TestAdd (0.00s) / Error: Not equal: expected: 3 / actual : -1"
+    assert errors == ["--- FAIL: TestAdd (0.00s) / Error: Not equal: expected: 3 / actual : -1"]
 
 
 def test_a_failure_that_says_nothing_was_found_is_that_line_not_the_runners_banner(tmp_path: Path) -> None:
-    t = TranscriptBuilder()
-    t.user("Run the tests.")
     no_tests = (
-        "Exit code 1\n> app@1.0.0 test\n> vitest run\n\n RUN  v3.2.7 /p\n\n"
+        "> app@1.0.0 test\n> vitest run\n\n RUN  v3.2.7 /p\n\n"
         "include: **/*.{test,spec}.?(c|m)[jt]s?(x)\n\nNo test files found, exiting with code 1"
     )
-    t.bash("npm test", no_tests, is_error=True)
-    t.edit("vitest.config.ts", "include: ['test/**']", "include: ['src/**/*.test.ts']")
-    t.bash("npm test", " Test Files  1 passed (1)\n      Tests  4 passed (4)")
+    edit = ("vitest.config.ts", "include: ['test/**']", "include: ['src/**/*.test.ts']")
+    passing = " Test Files  1 passed (1)\n      Tests  4 passed (4)"
 
-    [record] = extract_errors_resolved(t.read(tmp_path))
-
-    assert record.error == "No test files found, exiting with code 1"
+    assert _fixed_run(tmp_path, "npm test", no_tests, edit, passing) == [
+        "No test files found, exiting with code 1"
+    ]
 
 
 SUREFIRE = """[ERROR] Tests run: 2, Failures: 1, Errors: 1, Skipped: 0, Time elapsed: 0.117 s <<< FAILURE! -- in demo.CalcTest
@@ -1611,15 +1606,10 @@ org.opentest4j.AssertionFailedError: 1 + 2 ==> expected: <3> but was: <-1>
 
 
 def test_each_test_maven_surefire_sums_up_as_failed_is_a_row(tmp_path: Path) -> None:
-    t = TranscriptBuilder()
-    t.user("Make the tests pass.")
-    t.bash("mvn -q test", f"Exit code 1\n{SUREFIRE}", is_error=True)
-    t.edit("src/main/java/demo/Calc.java", "a - b", "a + b")
-    t.bash("mvn -q test", "[INFO] Tests run: 2, Failures: 0, Errors: 0, Skipped: 0")
+    edit = ("src/main/java/demo/Calc.java", "a - b", "a + b")
+    passing = "[INFO] Tests run: 2, Failures: 0, Errors: 0, Skipped: 0"
 
-    errors = [r.error for r in extract_errors_resolved(t.read(tmp_path))]
-
-    assert errors == [
+    assert _fixed_run(tmp_path, "mvn -q test", SUREFIRE, edit, passing) == [
         "CalcTest.adds:5 1 + 2 ==> expected: <3> but was: <-1>",
         'CalcTest.npe:6 NullPointer Cannot invoke "String.length()" because "s" is null',
     ]
