@@ -98,7 +98,8 @@ def error_lines(text: str) -> list[str]:
     `CONFLICT …`, `Would reformat: …`). Warnings and "could not compile"-style summaries are never
     chosen.
     """
-    raw = _meaningful_lines(text)
+    cleaned = _clean(text).splitlines()
+    raw = _meaningful(cleaned)
     diagnostics = [
         line.strip()
         for line in raw
@@ -106,7 +107,7 @@ def error_lines(text: str) -> list[str]:
     ]
     diagnostics += [
         f"{where}: {head}"
-        for where, head in positioned(_clean(text).splitlines())
+        for where, head in positioned(cleaned)
         if not _DIAGNOSTIC.match(head) and not _VAGUE.search(head)
     ]
     summaries = [m.group(1) for line in raw if (m := _PYTEST_SUMMARY.match(line.strip()))] + [
@@ -139,8 +140,12 @@ def error_lines(text: str) -> list[str]:
 
 
 def _meaningful_lines(text: str) -> list[str]:
-    raw = [line.rstrip() for line in _clean(text).splitlines()]
-    return [line for line in raw if line.strip() and not _WARNING.match(line)]
+    return _meaningful(_clean(text).splitlines())
+
+
+def _meaningful(lines: list[str]) -> list[str]:
+    """The lines that may say what failed: not blank, not a warning."""
+    return [line.rstrip() for line in lines if line.strip() and not _WARNING.match(line)]
 
 
 # Words of a headline that says only that something failed (`> Build error occurred`, `Error`,
