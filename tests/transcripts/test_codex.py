@@ -582,6 +582,6 @@ async def test_plan_modes_questions_and_the_answers_given_are_the_users_decision
     summary = await summarize_session(session)
     decided = [(d.decision, d.rationale, d.alternatives, d.by) for d in summary.key_decisions or []]
     assert decided == [
-        ("Storage: SQLite", "One file, no server to run", ["Postgres"], "user"),
-        ("Auth: API key", "", ["Device code"], "user"),
+        ("Where should sessions be stored? SQLite", "One file, no server to run", ["Postgres"], "user"),
+        ("Which login should the CLI use? API key", "", ["Device code"], "user"),
     ]

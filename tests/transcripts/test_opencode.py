@@ -666,7 +666,7 @@ async def test_a_question_answered_is_a_decision(tmp_path: Path) -> None:
         [_tool("c2", "question", {**done, "input": {"questions": [QUESTION]}, "output": output})],
     )
     summary = await summarize_session(read_opencode(tree))
-    assert [d.decision for d in summary.key_decisions or []] == ["Port: 8080"]
+    assert [d.decision for d in summary.key_decisions or []] == ["Which port should the app use? 8080"]
 
 
 ODD = [None, True, -3, 2.5, float("inf"), 10**30, "", "text", [], [1, "a"], {}, {"x": {"y": None}}]
