@@ -64,6 +64,8 @@ SYSTEM_PROMPT = (
 )
 # Characters of the narrative kept for what an earlier part of the session found.
 _CARRIED = 1_500
+# Tokens of what a rendered prompt adds to its template (context, activity, instructions).
+_FILLED_TOKENS = 500
 
 
 class LLMSessionSummary(BaseModel):
@@ -162,6 +164,15 @@ class EnhancedSessionSummarizer:
 
         done = await asyncio.gather(*(one(*item) for item in wanted))
         return {text: short for text, short in done if short}, len(wanted), _unique(failures)
+
+    def wanted_tokens(self, session: Session) -> int:
+        """Input tokens the summary would ask for with nothing cut (its prompt and the whole
+        narrative): what classifying tools must leave of the session's budget."""
+        from graphiti_session_tracking.llm import estimate_tokens
+
+        narrative = render(session_content(session, self.keep))
+        # the activity instructions and the offline facts the template adds are short beside this
+        return estimate_tokens(SYSTEM_PROMPT + self.template_for(session).text + narrative) + _FILLED_TOKENS
 
     def plan(
         self, session: Session, offline: EnhancedSessionSummary, condensed: dict[str, str] | None = None

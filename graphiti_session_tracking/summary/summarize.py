@@ -33,9 +33,15 @@ async def summarize_session(
     meter = summarizer.meter if summarizer is not None else None
     if meter is not None:
         meter.start_session()  # the budget and the counts are per session, classification included
-    if meter is not None:  # the summary matters more than classifying unknown tools
+    if summarizer is not None and meter is not None:  # the summary matters more than classifying tools
         calls, tokens = meter.session_room()
-        held = (1 if calls is not None else 0, min(8_000, tokens * 2 // 3) if tokens is not None else 0)
+        # Classification gets what the summary leaves: at least a third of the budget when the
+        # session is short, nothing when the summary needs every token (heuristics place the tools).
+        wanted = summarizer.wanted_tokens(session) if tokens is not None else 0
+        held = (
+            1 if calls is not None else 0,
+            min(tokens, max(min(8_000, tokens * 2 // 3), wanted)) if tokens is not None else 0,
+        )
         with meter.holding_back(*held):
             signals, kinds = await _classify(classifier, session.tool_calls)
     else:

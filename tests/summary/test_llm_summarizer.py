@@ -327,3 +327,27 @@ async def test_the_classification_call_counts_in_the_sessions_cost(
     summary = await summarize_session(session, classifier, summarizer)
     assert len(fake_openai.calls("/chat/completions")) == 2
     assert summary.llm_calls == 2 and summary.llm_input_tokens > 0 and summary.llm_output_tokens > 0
+
+
+async def test_a_session_the_summary_needs_the_whole_budget_for_classifies_its_tools_without_the_llm(
+    fake_openai: FakeOpenAI, tmp_path: Any
+) -> None:
+    """Classification gets what the summary leaves: a long session's narrative takes the whole
+    budget, so its unknown tool is placed by heuristics and the one request carries more of it."""
+    from graphiti_session_tracking.tools import UnifiedToolClassifier
+
+    builder = TranscriptBuilder(cwd="/work/app")
+    builder.user("Frobnicate the widgets.")
+    for n in range(160):
+        builder.call("mcp__zorblax__frobnicate", {"target": f"widget {n}"}, "ok")
+        builder.say(" ".join(f"Part {k} of widget {n} keeps `w{n}_{k}.cfg`." for k in range(12)))
+    session = builder.read(tmp_path)
+    fake_openai.reply_json(ANSWER)
+    summarizer = _metered(fake_openai, LLMMeter())
+    assert summarizer.wanted_tokens(session) > 12_000
+    classifier = UnifiedToolClassifier(summarizer.llm_client, persist=False)
+    summary = await summarize_session(session, classifier, summarizer)
+    (call,) = fake_openai.calls("/chat/completions")
+    assert "summarize coding-agent sessions" in call.body["messages"][0]["content"]
+    assert 11_000 < summary.llm_input_tokens <= 12_000 and summary.llm_calls == 1
+    assert summary.tools_used and summary.tools_used[0].name == "mcp__zorblax__frobnicate"
