@@ -34,16 +34,20 @@ async def summarize_session(
     if meter is not None:
         meter.start_session()  # the budget and the counts are per session, classification included
     if summarizer is not None and meter is not None:  # the summary matters more than classifying tools
+        from graphiti_session_tracking.llm import estimate_tokens
+        from graphiti_session_tracking.tools.llm import SYSTEM_PROMPT as CLASSIFY_PROMPT
+
         calls, tokens = meter.session_room()
-        # Classification gets what the summary leaves: at least a third of the budget when the
-        # session is short, nothing when the summary needs every token (heuristics place the tools).
-        wanted = summarizer.wanted_tokens(session) if tokens is not None else 0
-        held = (
-            1 if calls is not None else 0,
-            min(tokens, max(min(8_000, tokens * 2 // 3), wanted)) if tokens is not None else 0,
+        # Classification gets what the summary leaves (at most a third of the budget); when that
+        # cannot carry a request, the heuristics place the tools and none is sent.
+        held_tokens = 0
+        if tokens is not None:
+            held_tokens = min(tokens, max(min(8_000, tokens * 2 // 3), summarizer.wanted_tokens(session)))
+        use_llm = (calls is None or calls > 1) and (
+            tokens is None or tokens - held_tokens >= estimate_tokens(CLASSIFY_PROMPT)
         )
-        with meter.holding_back(*held):
-            signals, kinds = await _classify(classifier, session.tool_calls)
+        with meter.holding_back(1 if calls is not None else 0, held_tokens):
+            signals, kinds = await _classify(classifier, session.tool_calls, use_llm)
     else:
         signals, kinds = await _classify(classifier, session.tool_calls)
     vector = ActivityDetector().detect(session, signals)
@@ -74,14 +78,14 @@ class _Signals:
 
 
 async def _classify(
-    classifier: UnifiedToolClassifier, calls: list[ToolCall]
+    classifier: UnifiedToolClassifier, calls: list[ToolCall], use_llm: bool = True
 ) -> tuple[list[_Signals], dict[str, Counter[tuple[str, str]]]]:
     """Per call (in order) its activity signals, and per tool the (intent, domain) counts."""
     signals: list[_Signals] = []
     shared: dict[tuple[Any, ...], _Signals] = {}
     kinds: dict[str, Counter[tuple[str, str]]] = {}
     for start in range(0, len(calls), CLASSIFY_CHUNK):
-        chunk = await classifier.classify_session(calls[start : start + CLASSIFY_CHUNK])
+        chunk = await classifier.classify_session(calls[start : start + CLASSIFY_CHUNK], use_llm=use_llm)
         for item in chunk:
             key = tuple(item.activity_signals.items())  # same order, so sums are bit-for-bit equal
             holder = shared.get(key)

@@ -148,10 +148,10 @@ class ToolClassifier:
         return found if found is not None and found.confidence >= self.min_heuristic_confidence else None
 
     async def classify_batch(
-        self, calls: Sequence[tuple[str, Mapping[str, Any] | None]]
+        self, calls: Sequence[tuple[str, Mapping[str, Any] | None]], *, use_llm: bool = True
     ) -> list[Classification]:
         """One classification per (name, params), in order; at most one LLM request per
-        `max_items_per_call` unknown calls."""
+        `max_items_per_call` unknown calls (none without `use_llm`: the heuristics' guesses)."""
         results: list[Classification | None] = [None] * len(calls)
         pending: dict[str, _Pending] = {}
         for index, (name, params) in enumerate(calls):
@@ -160,7 +160,7 @@ class ToolClassifier:
             else:
                 results[index] = self._tool_levels(index, name, params, pending)
         if pending:
-            await self._ask_llm(list(pending.values()), calls, results)
+            await self._ask_llm(list(pending.values()), calls, results, use_llm)
         if self.cache.dirty:
             self.cache.save()
         done = [r for r in results if r is not None]
@@ -221,9 +221,10 @@ class ToolClassifier:
         entries: list[_Pending],
         calls: Sequence[tuple[str, Mapping[str, Any] | None]],
         results: list[Classification | None],
+        use_llm: bool,
     ) -> None:
         verdicts: dict[int, Verdict] = {}
-        if self.llm_client is not None:
+        if self.llm_client is not None and use_llm:
             for start in range(0, len(entries), self.max_items_per_call):
                 chunk = entries[start : start + self.max_items_per_call]
                 self.stats.llm_calls += 1
@@ -293,7 +294,9 @@ class UnifiedToolClassifier:
     def problems(self) -> list[str]:
         return self.tool_classifier.problems
 
-    async def classify_session(self, tool_calls: Sequence[ToolCall]) -> list[Classification]:
+    async def classify_session(
+        self, tool_calls: Sequence[ToolCall], *, use_llm: bool = True
+    ) -> list[Classification]:
         """One classification per call, in order. Another agent's shell command is analysed as a
         command line (by its `command`); Claude Code's tools keep their names (PowerShell is
         classified as a tool, as the recorded LLM answers of the fidelity bench expect)."""
@@ -306,7 +309,8 @@ class UnifiedToolClassifier:
                     call.input,
                 )
                 for call in tool_calls
-            ]
+            ],
+            use_llm=use_llm,
         )
 
     @staticmethod

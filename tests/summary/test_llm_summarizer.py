@@ -330,7 +330,7 @@ async def test_the_classification_call_counts_in_the_sessions_cost(
 
 
 async def test_a_session_the_summary_needs_the_whole_budget_for_classifies_its_tools_without_the_llm(
-    fake_openai: FakeOpenAI, tmp_path: Any
+    fake_openai: FakeOpenAI, tmp_path: Any, caplog: Any
 ) -> None:
     """Classification gets what the summary leaves: a long session's narrative takes the whole
     budget, so its unknown tool is placed by heuristics and the one request carries more of it."""
@@ -351,3 +351,4 @@ async def test_a_session_the_summary_needs_the_whole_budget_for_classifies_its_t
     assert "summarize coding-agent sessions" in call.body["messages"][0]["content"]
     assert 11_000 < summary.llm_input_tokens <= 12_000 and summary.llm_calls == 1
     assert summary.tools_used and summary.tools_used[0].name == "mcp__zorblax__frobnicate"
+    assert "classification" not in caplog.text  # not asked, so nothing refused or failed
