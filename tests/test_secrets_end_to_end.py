@@ -179,7 +179,10 @@ def test_no_secret_reaches_the_llm_or_the_graph(graph_config: GraphConfig, tmp_p
     transcript = seeded_transcript(tmp_path)
     with FakeOpenAI() as fake:
         config = tmp_path / "graphiti.config.json"
-        config.write_text(json.dumps(llm_config(fake.base_url, tmp_path / "cache.json")))
+        settings = llm_config(fake.base_url, tmp_path / "cache.json")
+        # a budget both requests fit in: the classification's must be redacted as well as the summary's
+        settings["session_tracking"]["summarization"]["llm_budget"] = {"session_input_tokens": 100_000}
+        config.write_text(json.dumps(settings))
         fake.reply_json(
             {
                 "classifications": [
