@@ -197,7 +197,9 @@ def test_explicit_decision_line_with_rationale(tmp_path: Path) -> None:
     )
 
 
-def test_sub_agent_answer_with_a_verdict(tmp_path: Path) -> None:
+def test_sub_agent_answer_with_a_decision_marker_but_a_reviews_verdict_is_none(tmp_path: Path) -> None:
+    """A review's verdict is what the review was asked for, not a choice the session made (the
+    labelled dev and test sessions count none of them); a marked decision in the answer is one."""
     t = TranscriptBuilder()
     t.user("Review PR 12.")
     t.call(
@@ -205,8 +207,14 @@ def test_sub_agent_answer_with_a_verdict(tmp_path: Path) -> None:
         {"description": "Review PR 12", "prompt": "Review it. End with Verdict: APPROVE or REQUEST CHANGES."},
         "## Review\n\n**Verdict: APPROVE** ✓\n\nNo blocking issues.",
     )
+    t.call(
+        "Task",
+        {"description": "Pick a cache", "prompt": "Choose between Redis and Memcached."},
+        "**Decision:** Redis instead of Memcached\nRationale: we already run it",
+    )
     [record] = read_decisions(t.read(tmp_path))
-    assert record.decision == "Review PR 12: Verdict: APPROVE"
+    assert record.decision == "Pick a cache: Redis instead of Memcached"
+    assert record.rationale == "We already run it" and record.alternatives == ["Memcached"]
     assert (record.confidence, record.by) == (MARKED, "assistant")
 
 

@@ -10,11 +10,11 @@ from .._sentences import plain, prose_lines
 from .alternatives import _alternatives
 from .record import _LIST_ITEM, LISTED, MARKED, STATED, _Found, _record
 
-# --- Explicit markers: "Decision: …", "Verdict: …" ---------------------------------------------
+# --- Explicit markers: "Decision: …" (not a review's "Verdict: APPROVE": what it was asked for) ---
 
 _MARKER = re.compile(
     r"^\s*(?:[-*+]\s+)?(?:#{1,6}\s+)?(?:\*\*|__)?"
-    r"(decision|final decision|decided|verdict|chosen approach|chosen option)"
+    r"(decision|final decision|decided|chosen approach|chosen option)"
     r"(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(.*)$",
     re.IGNORECASE,
 )
