@@ -18,6 +18,7 @@ from .files import relative_path, written_file
 from .model import EnhancedSessionSummary, Outcome
 from .test_runs import extract_test_results
 from .todos import extract_tasks
+from .verdicts import review_verdicts
 
 _OBJECTIVE_LIMIT = 500
 IDLE_GAP = timedelta(minutes=30)  # a longer pause between messages is not session time
@@ -231,6 +232,7 @@ def extract_summary(session: Session) -> EnhancedSessionSummary:
     duration = active_minutes(session)
     mcp = sorted({c.name for c in session.tool_calls if c.name.startswith("mcp__")})
     completed, next_steps = extract_tasks(session)
+    completed += [v for v in review_verdicts(session) if v not in completed]
     written = files_modified(session)
     return EnhancedSessionSummary(
         session_id=session.session_id,
