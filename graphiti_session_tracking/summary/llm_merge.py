@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .config_changes import config_parser
+from .config_changes import config_parser, is_ignore_file
 from .model import ConfigChange, DecisionRecord, ErrorResolution
 
 STRUCTURAL = 0.8  # offline confidence of decisions read from structure (summary/decisions/)
@@ -250,7 +250,9 @@ def merge_config(
 ) -> list[ConfigChange]:
     """The offline rows; the model's only for a configuration file (by the offline rules' own
     test) that the session edited and the offline rows say nothing of (an edit they could not
-    read): the model's retelling of settings the edits show was wrong more often than right."""
+    read): the model's retelling of settings the edits show was wrong more often than right. Not
+    for an ignore file: the offline rules say nothing of one on purpose when its list was created
+    or rewritten (no one row says it)."""
     kept = list(offline)
     covered = {c.file for c in kept}
     for change in model:
@@ -259,6 +261,7 @@ def merge_config(
             known_file
             and change.file not in covered
             and config_parser(change.file) is not None
+            and not is_ignore_file(change.file)
             and change.new_value.strip()
         ):
             kept.append(change)

@@ -246,7 +246,7 @@ def test_failed_edits_and_non_config_files_are_ignored(tmp_path: Path) -> None:
         is_error=True,
     )
     t.edit("src/app.py", "TIMEOUT = 1", "TIMEOUT = 2")
-    t.edit(".gitignore", "*.pyc", "*.pyc\n.coverage")
+    t.edit("Makefile", "test:\n\tpytest", "test:\n\tpytest -x")
 
     assert extract_config_changes(t.read(tmp_path)) == []
 
@@ -286,11 +286,35 @@ def test_real_cargo_toml_edit() -> None:
     ]
 
 
-def test_real_gitignore_edit_is_not_a_setting() -> None:
+def test_real_gitignore_edit_gives_each_pattern_with_its_reason() -> None:
     session = read_transcript(TRANSCRIPTS / "coverage-test-fix.jsonl")
     assert any(c.name == "Edit" and c.input["file_path"].endswith(".gitignore") for c in session.tool_calls)
 
-    assert extract_config_changes(session) == []
+    changes = extract_config_changes(session)
+    assert [(c.file, c.setting, c.old_value, c.new_value) for c in changes] == [
+        (".gitignore", "__pycache__/", None, "__pycache__/"),
+        (".gitignore", "*.pyc", None, "*.pyc"),
+        (".gitignore", ".coverage", None, ".coverage"),
+    ]
+    assert all("generated files that shouldn't be tracked" in (c.reason or "") for c in changes)
+
+
+def test_ignore_files_a_few_patterns_each_never_a_whole_list(tmp_path: Path) -> None:
+    """A pattern is read whole (its dots and brackets are not a dotted setting); a created or
+    rewritten list of patterns is left to files_modified: no one row says it."""
+    t = TranscriptBuilder()
+    t.user("Ignore the build output.")
+    t.edit(".gitignore", "node_modules/\n*.log", "node_modules/\n*.py[cod]\n# build\ndist/")
+    t.edit(".dockerignore", "a\nb", "a\nb\nc\nd\ne\nf")  # four at once
+    t.write("web/.npmignore", "src/\ntests/\n")  # created
+
+    assert [
+        (c.file, c.setting, c.old_value, c.new_value) for c in extract_config_changes(t.read(tmp_path))
+    ] == [
+        (".gitignore", "*.py[cod]", None, "*.py[cod]"),
+        (".gitignore", "dist/", None, "dist/"),
+        (".gitignore", "*.log", "*.log", "(removed)"),
+    ]
 
 
 def test_parsers_on_their_own() -> None:

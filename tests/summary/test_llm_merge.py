@@ -8,8 +8,14 @@ import pytest
 from transcript_builder import TranscriptBuilder
 
 from graphiti_session_tracking.summary.errors import failed_in_form_only
-from graphiti_session_tracking.summary.llm_merge import merge_decisions, merge_errors, same_choice, same_error
-from graphiti_session_tracking.summary.model import DecisionRecord, ErrorResolution
+from graphiti_session_tracking.summary.llm_merge import (
+    merge_config,
+    merge_decisions,
+    merge_errors,
+    same_choice,
+    same_error,
+)
+from graphiti_session_tracking.summary.model import ConfigChange, DecisionRecord, ErrorResolution
 
 
 @pytest.mark.parametrize(
@@ -156,3 +162,20 @@ def test_the_models_retelling_of_a_users_answer_joins_it() -> None:
     assert merged.decision.startswith("Install method: Pre-built binaries — ") and merged.rationale == "fast"
     other = DecisionRecord(decision="Install the docs site with pnpm", rationale="")
     assert len(merge_decisions([], [told, other], session_words=set())) == 2  # two model rows stay two
+
+
+def test_the_models_config_rows_only_for_a_settings_file_the_offline_rows_could_not_read() -> None:
+    """An ignore file the offline rows say nothing of was created or rewritten whole: the model's
+    retelling of its list is left out too, while an unread settings file takes the model's row."""
+    offline = [ConfigChange(file="pyproject.toml", setting="tool.ruff.line-length", new_value="100")]
+    model = [
+        ConfigChange(file="pyproject.toml", setting="tool.ruff", new_value="line-length=100"),
+        ConfigChange(file=".gitignore", setting="patterns", new_value="node_modules/, dist/"),
+        ConfigChange(file=".env", setting="PORT", new_value="8080"),
+        ConfigChange(file="made/up.toml", setting="x", new_value="1"),
+    ]
+    edited = {"/w/pyproject.toml", "/w/.gitignore", "/w/.env"}
+    assert [(c.file, c.setting) for c in merge_config(offline, model, edited)] == [
+        ("pyproject.toml", "tool.ruff.line-length"),
+        (".env", "PORT"),
+    ]

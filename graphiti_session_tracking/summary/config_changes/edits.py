@@ -15,7 +15,7 @@ from ..model import ConfigChange
 from .diff import REMOVED, _limit, diff_settings
 from .formats import config_parser
 from .installs import install_changes
-from .manifests import parse_requirements
+from .manifests import parse_ignore, parse_requirements
 from .settings import Settings
 from .shown import shown_file
 
@@ -141,7 +141,29 @@ def _diff(
         # A new requirements file is one change: these dependencies, not one row each.
         yield "dependencies", None, _limit(f"{len(new)} packages: {', '.join(new)}") or ""
         return
+    if parse is parse_ignore:
+        yield from _ignore_changes(old, new, created=before is None)
+        return
     yield from diff_settings(old, new, whole_before=before is not None)
+
+
+# Patterns added or removed by the session's edits that are each a row; a file the session created
+# or rewrote wholesale is left to `files_modified`, as a list of patterns has no one row a reader
+# would write for it (the labelled sessions name it by a pattern, a purpose or "patterns" alike).
+_PATTERNS_EACH = 3
+
+
+def _ignore_changes(old: Settings, new: Settings, *, created: bool) -> Iterator[tuple[str, str | None, str]]:
+    """An ignore file's rules compared as a set (a pattern has dots and brackets a dotted setting
+    would misread): each pattern a few edits added or removed."""
+    added = [rule for rule in new if rule not in old]
+    removed = [rule for rule in old if rule not in new]
+    if created or len(added) + len(removed) > _PATTERNS_EACH:
+        return
+    for rule in added:
+        yield rule, None, rule
+    for rule in removed:
+        yield rule, rule, REMOVED
 
 
 def _before_after(call: ToolCall, shown: str | None = None) -> tuple[list[tuple[str | None, str]], bool]:

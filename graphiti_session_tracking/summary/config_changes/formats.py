@@ -7,7 +7,7 @@ import posixpath
 from collections.abc import Callable
 
 from .keyvalue import parse_env, parse_ini, parse_toml
-from .manifests import parse_dockerfile, parse_requirements, parse_xml
+from .manifests import parse_dockerfile, parse_ignore, parse_requirements, parse_xml
 from .settings import Settings
 from .yaml_json import parse_json, parse_yaml
 
@@ -75,6 +75,20 @@ _CONFIG_JSON = frozenset(
 )
 
 
+# What git, Docker, npm and the formatters leave out: lists of patterns, one rule a line.
+_IGNORE_FILES = frozenset(
+    [
+        ".gitignore",
+        ".dockerignore",
+        ".npmignore",
+        ".prettierignore",
+        ".eslintignore",
+        ".gcloudignore",
+        ".vercelignore",
+    ]
+)
+
+
 def _is_config_json(lower: str, folders: set[str] | frozenset[str] = frozenset()) -> bool:
     """Named as configuration, or a manifest that describes the project to a tool (a plugin,
     an extension, a marketplace entry, an MCP server list), or kept in a tool's dot-folder
@@ -88,6 +102,12 @@ def _is_config_json(lower: str, folders: set[str] | frozenset[str] = frozenset()
     )
 
 
+def is_ignore_file(path: str) -> bool:
+    """A list of patterns (`.gitignore`, `.dockerignore`…): settings only as the patterns a few
+    edits added or removed, never as a whole list retold."""
+    return posixpath.basename(path.replace("\\", "/")).lower() in _IGNORE_FILES
+
+
 def config_parser(path: str) -> Callable[[str], Settings] | None:
     """The settings parser for a configuration file, or None for anything else: files in test,
     fixture, sample and documentation folders are data, and so is JSON not named as config."""
@@ -98,6 +118,8 @@ def config_parser(path: str) -> Callable[[str], Settings] | None:
         return None
     if folders & {"issue_template", "pull_request_template", "discussion_template"} and lower != "config.yml":
         return None  # GitHub's issue and PR forms are page text, not settings
+    if lower in _IGNORE_FILES:
+        return parse_ignore
     if lower.startswith(".env") or lower.endswith((".env", ".properties")):
         return parse_env
     if lower.startswith("requirements") and lower.endswith((".txt", ".in")):

@@ -64,6 +64,12 @@ def parse_requirements(text: str) -> Settings:
     return settings
 
 
+def parse_ignore(text: str) -> Settings:
+    """.gitignore and its kin: each pattern is a setting, its value the pattern (a line is the
+    whole rule; `!keep.me` re-includes). Comments and blank lines are not rules."""
+    return {rule: rule for line in text.splitlines() if (rule := line.strip()) and not rule.startswith("#")}
+
+
 def parse_dockerfile(text: str) -> Settings:
     """Dockerfile: keyed instructions (FROM, WORKDIR, EXPOSE, CMD, …) and `ENV`/`ARG` names."""
     settings: Settings = {}
