@@ -1576,6 +1576,55 @@ def test_a_testify_failure_is_its_message_and_values_not_its_trace(tmp_path: Pat
     assert errors == ["--- FAIL: TestAdd (0.00s) / Error: Not equal: expected: 3 / actual : -1"]
 
 
+# Real `go test` output (Go 1.2x): subtests, plain and with -v, which prints what a test logged
+# under its `=== RUN` line, above the results.
+GO_SUBTESTS = """--- FAIL: TestParse (0.00s)
+    --- FAIL: TestParse/empty (0.00s)
+        p_test.go:11: failed to parse "": strconv.Atoi: parsing "": invalid syntax
+    --- FAIL: TestParse/neg (0.00s)
+        p_test.go:14: Parse("-3") = -3, want 3
+FAIL
+FAIL	example.com/gs	0.010s
+FAIL"""
+GO_SUBTESTS_VERBOSE = """=== RUN   TestParse
+=== RUN   TestParse/plain
+=== RUN   TestParse/empty
+    p_test.go:11: failed to parse "": strconv.Atoi: parsing "": invalid syntax
+=== RUN   TestParse/neg
+    p_test.go:14: Parse("-3") = -3, want 3
+--- FAIL: TestParse (0.00s)
+    --- PASS: TestParse/plain (0.00s)
+    --- FAIL: TestParse/empty (0.00s)
+    --- FAIL: TestParse/neg (0.00s)
+=== RUN   TestPlain
+    q_test.go:7: Parse(7) = 7, want 8
+--- FAIL: TestPlain (0.00s)
+FAIL
+FAIL	example.com/gs	0.003s
+FAIL"""
+
+
+@pytest.mark.parametrize("failing", [GO_SUBTESTS, GO_SUBTESTS_VERBOSE])
+def test_a_go_subtest_is_its_row_with_what_it_logged_and_its_parent_none(
+    tmp_path: Path, failing: str
+) -> None:
+    errors = _fixed_run(
+        tmp_path,
+        "go test ./...",
+        failing,
+        ("p.go", "Atoi(s)", 'Atoi(s + "0")'),
+        "ok  \texample.com/gs\t0.003s",
+    )
+
+    assert errors[:2] == [
+        '--- FAIL: TestParse/empty (0.00s) / p_test.go:11: failed to parse "": strconv.Atoi: parsing "": invalid syntax',
+        '--- FAIL: TestParse/neg (0.00s) / p_test.go:14: Parse("-3") = -3, want 3',
+    ]
+    assert errors[2:] == (
+        ["--- FAIL: TestPlain (0.00s) / q_test.go:7: Parse(7) = 7, want 8"] if "Plain" in failing else []
+    )
+
+
 def test_a_failure_that_says_nothing_was_found_is_that_line_not_the_runners_banner(tmp_path: Path) -> None:
     no_tests = (
         "> app@1.0.0 test\n> vitest run\n\n RUN  v3.2.7 /p\n\n"

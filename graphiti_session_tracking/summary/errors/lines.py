@@ -20,6 +20,7 @@ from .reports import (
     _powershell,
     _with_message,
     failed_cases,
+    go_leaves,
     unhandled,
     unittest_failure,
     with_listed,
@@ -122,7 +123,9 @@ def error_lines(text: str) -> list[str]:
     panics = _panics(raw)
     tests = [m.group(1) for line in raw if (m := _FAILED_TEST.match(line))]
     if tests and not summaries:
-        tests = [case for test in tests for case in _jest_cases(test, raw) or [_with_message(test, raw)]]
+        tests = [
+            case for test in go_leaves(tests) for case in _jest_cases(test, raw) or [_with_message(test, raw)]
+        ]
     tests = with_listed(tests, raw) + failed_cases(raw) + unhandled(raw) + unittest_failure(raw)
     # the last exception; said again at the end without the values it introduces, its fuller telling
     told = [e for e in reversed(exceptions) if e.startswith(exceptions[-1])] if exceptions else []

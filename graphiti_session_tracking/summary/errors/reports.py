@@ -38,9 +38,46 @@ def _with_message(test: str, raw: list[str]) -> str:
     """A failed test's line with what its report says on the lines after it: the case's title
     (Jest's `● cart › total`) and the lines that say what went wrong (`Expected: 30`,
     `Received: 25`), else the first line of the report that is not a stack frame: a careful reader
-    writes down the test and what it reported."""
+    writes down the test and what it reported. `go test -v` prints what a test logged above its
+    result, under the test's `=== RUN` line."""
     at = next((i for i, line in enumerate(raw) if test in line), None)
-    return test if at is None else " / ".join([test, *_report(raw, at)])
+    said = [] if at is None else _report(raw, at)
+    if not said and (go := _GO_FAIL.match(test)):
+        said = _go_logged(raw, go.group(1))
+    return " / ".join([test, *said])
+
+
+# Go's failed test (`--- FAIL: TestParse/empty (0.00s)`), the `=== RUN` line that opens what a test
+# logs under `-v`, and the lines that sum up a package (`FAIL`, `FAIL  example.com/pkg  0.01s`).
+_GO_FAIL = re.compile(r"^\s*--- FAIL: (\S+)")
+_GO_RUN = re.compile(r"^=== (?:RUN|PAUSE|CONT|NAME)\s+(\S+)\s*$")
+_GO_PACKAGE = re.compile(r"^(?:FAIL|ok)(?:\s+\S+\s+(?:\d+(?:\.\d+)?s|\(cached\)|\[[^\]]*\]))?$")
+
+
+def go_leaves(tests: list[str]) -> list[str]:
+    """The failed tests without a Go test that failed only through its subtests (`TestParse`
+    over `TestParse/empty`): a reader writes down the subtest that failed, not its parent too."""
+    names = [m.group(1) for test in tests if (m := _GO_FAIL.match(test))]
+    return [
+        test
+        for test in tests
+        if not ((m := _GO_FAIL.match(test)) and any(name.startswith(m.group(1) + "/") for name in names))
+    ]
+
+
+def _go_logged(raw: list[str], name: str) -> list[str]:
+    """What the Go test `name` logged under its `=== RUN` line (`p_test.go:11: failed to parse …`),
+    at most three lines."""
+    logged: list[str] = []
+    inside = False
+    for line in raw:
+        if run := _GO_RUN.match(line):
+            inside = run.group(1) == name
+        elif line.lstrip().startswith("--- ") or _GO_PACKAGE.match(line.strip()):
+            inside = False
+        elif inside and line.strip():
+            logged.append(cut(line.strip(), 160))
+    return logged[:3]
 
 
 # Not what failed: where a report points (bats' `# (from function …`, `#  in test file …`) and a
@@ -65,6 +102,8 @@ def _report(raw: list[str], at: int) -> list[str]:
             or _COUNT.search(stripped)
             or _OTHER_RESULT.search(stripped)
             or (stripped.startswith("⎯") and stripped.strip("⎯ "))
+            or _GO_PACKAGE.match(stripped)
+            or _GO_RUN.match(stripped)
         ):
             break  # the next test's report, the totals, or Vitest's next section (`⎯⎯ Unhandled Errors ⎯⎯`)
         stripped = stripped.lstrip("#").strip()  # TAP's and bats' comment lines
