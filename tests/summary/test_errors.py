@@ -8,6 +8,7 @@ import pytest
 from transcript_builder import TranscriptBuilder
 
 from graphiti_session_tracking.summary.errors import error_signature, extract_errors_resolved
+from graphiti_session_tracking.summary.errors.reports import go_leaves
 from graphiti_session_tracking.summary.model import ErrorResolution
 
 PYTEST_IMPORT_ERROR = """Exit code 2
@@ -1623,6 +1624,14 @@ def test_a_go_subtest_is_its_row_with_what_it_logged_and_its_parent_none(
     assert errors[2:] == (
         ["--- FAIL: TestPlain (0.00s) / q_test.go:7: Parse(7) = 7, want 8"] if "Plain" in failing else []
     )
+
+
+def test_only_the_deepest_go_subtests_that_failed_are_rows() -> None:
+    tests = ["--- FAIL: A (0.00s)", "--- FAIL: A/b (0.00s)", "--- FAIL: A/b/c (0.00s)", "--- FAIL: B (0.00s)"]
+    assert go_leaves(tests) == ["--- FAIL: A/b/c (0.00s)", "--- FAIL: B (0.00s)"]
+    assert go_leaves(["--- FAIL: " + "a/" * 50_000]) == [
+        "--- FAIL: " + "a/" * 50_000
+    ]  # not walked to its end
 
 
 def test_a_failure_that_says_nothing_was_found_is_that_line_not_the_runners_banner(tmp_path: Path) -> None:

@@ -54,15 +54,20 @@ _GO_RUN = re.compile(r"^=== (?:RUN|PAUSE|CONT|NAME)\s+(\S+)\s*$")
 _GO_PACKAGE = re.compile(r"^(?:FAIL|ok)(?:\s+\S+\s+(?:\d+(?:\.\d+)?s|\(cached\)|\[[^\]]*\]))?$")
 
 
+_GO_DEPTH = 8  # subtests nest a few levels; a name with more slashes is not walked to its end
+
+
 def go_leaves(tests: list[str]) -> list[str]:
     """The failed tests without a Go test that failed only through its subtests (`TestParse`
     over `TestParse/empty`): a reader writes down the subtest that failed, not its parent too."""
-    names = [m.group(1) for test in tests if (m := _GO_FAIL.match(test))]
-    return [
-        test
+    parents = {
+        "/".join(parts[:depth])
         for test in tests
-        if not ((m := _GO_FAIL.match(test)) and any(name.startswith(m.group(1) + "/") for name in names))
-    ]
+        if (m := _GO_FAIL.match(test))
+        for parts in (m.group(1).split("/", _GO_DEPTH),)
+        for depth in range(1, len(parts))
+    }
+    return [test for test in tests if not ((m := _GO_FAIL.match(test)) and m.group(1) in parents)]
 
 
 def _go_logged(raw: list[str], name: str) -> list[str]:
