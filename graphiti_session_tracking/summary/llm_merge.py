@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .config_changes import config_parser, is_ignore_file
+from .config_changes import config_parser, parse_ignore
 from .model import ConfigChange, DecisionRecord, ErrorResolution
 
 STRUCTURAL = 0.8  # offline confidence of decisions read from structure (summary/decisions/)
@@ -260,8 +260,7 @@ def merge_config(
         if (
             known_file
             and change.file not in covered
-            and config_parser(change.file) is not None
-            and not is_ignore_file(change.file)
+            and config_parser(change.file) not in (None, parse_ignore)
             and change.new_value.strip()
         ):
             kept.append(change)

@@ -9,13 +9,9 @@ import re
 from graphiti_session_tracking.transcripts import Session, ToolKind
 
 from ._sentences import plain, prose_lines
+from .decisions.marked import MARKER_END, MARKER_START, stated
 
-_VERDICT = re.compile(
-    r"^\s*(?:[-*+]\s+)?(?:#{1,6}\s+)?(?:\*\*|__)?(?:final\s+|overall\s+)?verdict(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(.*)$",
-    re.IGNORECASE,
-)
-# A template's choices, not a verdict reached: `<your verdict>`, `APPROVE / REQUEST CHANGES`.
-_TEMPLATE = re.compile(r"[\[<{].*[\]>}]|/|\bor\b", re.IGNORECASE)
+_VERDICT = re.compile(MARKER_START + r"(?:final\s+|overall\s+)?verdict" + MARKER_END, re.IGNORECASE)
 _VERDICT_MAX = 160
 
 
@@ -39,13 +35,7 @@ def review_verdicts(session: Session) -> list[str]:
 
 
 def _verdicts(text: str) -> list[str]:
-    values = []
-    for raw in prose_lines(text):
-        match = _VERDICT.match(plain(raw))
-        if match is None:
-            continue
-        written = plain(match.group(1)).strip()
-        value = re.sub(r"[^\w)\]'\"]+$", "", written).strip()
-        if value and not written.endswith("?") and not (_TEMPLATE.search(written) and len(written) < 40):
-            values.append(value[:_VERDICT_MAX])
-    return values
+    stated_values = (
+        stated(plain(m.group(1)).strip()) for raw in prose_lines(text) if (m := _VERDICT.match(plain(raw)))
+    )
+    return [value[:_VERDICT_MAX] for value in stated_values if value]

@@ -23,8 +23,9 @@ manager's command added or removed, no file tool involved).
 
 from .diff import REMOVED, diff_settings
 from .edits import extract_config_changes
-from .formats import config_parser, is_ignore_file
+from .formats import config_parser
 from .keyvalue import parse_ini, parse_toml
+from .manifests import parse_ignore
 from .yaml_json import parse_json, parse_yaml
 
 __all__ = [
@@ -32,7 +33,7 @@ __all__ = [
     "config_parser",
     "diff_settings",
     "extract_config_changes",
-    "is_ignore_file",
+    "parse_ignore",
     "parse_ini",
     "parse_json",
     "parse_toml",

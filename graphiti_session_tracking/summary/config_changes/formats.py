@@ -102,12 +102,6 @@ def _is_config_json(lower: str, folders: set[str] | frozenset[str] = frozenset()
     )
 
 
-def is_ignore_file(path: str) -> bool:
-    """A list of patterns (`.gitignore`, `.dockerignore`…): settings only as the patterns a few
-    edits added or removed, never as a whole list retold."""
-    return posixpath.basename(path.replace("\\", "/")).lower() in _IGNORE_FILES
-
-
 def config_parser(path: str) -> Callable[[str], Settings] | None:
     """The settings parser for a configuration file, or None for anything else: files in test,
     fixture, sample and documentation folders are data, and so is JSON not named as config."""

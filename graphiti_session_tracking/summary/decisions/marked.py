@@ -12,10 +12,11 @@ from .record import _LIST_ITEM, LISTED, MARKED, STATED, _Found, _record
 
 # --- Explicit markers: "Decision: …" (not a review's "Verdict: APPROVE": what it was asked for) ---
 
+# A marker line: `- **Decision:** …`, `### Decision: …`; its word goes between the two parts.
+MARKER_START = r"^\s*(?:[-*+]\s+)?(?:#{1,6}\s+)?(?:\*\*|__)?"
+MARKER_END = r"(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(.*)$"
 _MARKER = re.compile(
-    r"^\s*(?:[-*+]\s+)?(?:#{1,6}\s+)?(?:\*\*|__)?"
-    r"(decision|final decision|decided|chosen approach|chosen option)"
-    r"(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(.*)$",
+    MARKER_START + r"(decision|final decision|decided|chosen approach|chosen option)" + MARKER_END,
     re.IGNORECASE,
 )
 _MARKER_RATIONALE = re.compile(
@@ -25,15 +26,23 @@ _MARKER_RATIONALE = re.compile(
 _PLACEHOLDER = re.compile(r"[\[<{].*[\]>}]|\b(?:TBD|TODO|N/A)\b|/|\bor\b", re.IGNORECASE)
 
 
+def stated(written: str) -> str:
+    """A marker's value as the line states it, without its closing punctuation; "" for a
+    template's placeholder (`[APPROVE / REQUEST CHANGES]`, `TBD`) or a question."""
+    value = re.sub(r"[^\w)\]'\"]+$", "", written).strip()
+    if not value or written.endswith("?") or (_PLACEHOLDER.search(written) and len(written) < 40):
+        return ""
+    return value
+
+
 def _marked(text: str, line: int, context: str) -> Iterator[_Found]:
     lines = prose_lines(text)
     for index, raw in enumerate(lines):
         marker = _MARKER.match(plain(raw))
         if marker is None:
             continue
-        raw_value = plain(marker.group(2)).strip()
-        value = re.sub(r"[^\w)\]'\"]+$", "", raw_value).strip()
-        if not value or raw_value.endswith("?") or (_PLACEHOLDER.search(raw_value) and len(raw_value) < 40):
+        value = stated(plain(marker.group(2)).strip())
+        if not value:
             continue
         rationale = ""
         if index + 1 < len(lines) and (why := _MARKER_RATIONALE.match(lines[index + 1])):

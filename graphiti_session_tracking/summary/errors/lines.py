@@ -21,6 +21,7 @@ from .reports import (
     _with_message,
     failed_cases,
     go_leaves,
+    go_logged,
     unhandled,
     unittest_failure,
     with_listed,
@@ -123,8 +124,11 @@ def error_lines(text: str) -> list[str]:
     panics = _panics(raw)
     tests = [m.group(1) for line in raw if (m := _FAILED_TEST.match(line))]
     if tests and not summaries:
+        logged = go_logged(raw)
         tests = [
-            case for test in go_leaves(tests) for case in _jest_cases(test, raw) or [_with_message(test, raw)]
+            case
+            for test in go_leaves(tests)
+            for case in _jest_cases(test, raw) or [_with_message(test, raw, logged)]
         ]
     tests = with_listed(tests, raw) + failed_cases(raw) + unhandled(raw) + unittest_failure(raw)
     # the last exception; said again at the end without the values it introduces, its fuller telling

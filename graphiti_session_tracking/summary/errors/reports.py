@@ -34,16 +34,16 @@ _DIFF_LEGEND = re.compile(r"^[-+] (?:Expected|Received)\b(?!:)")
 _OTHER_RESULT = re.compile(r"\bPASS(?:ED)?\b|^(?:✓|√|ok\s)")
 
 
-def _with_message(test: str, raw: list[str]) -> str:
+def _with_message(test: str, raw: list[str], logged: dict[str, list[str]]) -> str:
     """A failed test's line with what its report says on the lines after it: the case's title
     (Jest's `● cart › total`) and the lines that say what went wrong (`Expected: 30`,
     `Received: 25`), else the first line of the report that is not a stack frame: a careful reader
     writes down the test and what it reported. `go test -v` prints what a test logged above its
-    result, under the test's `=== RUN` line."""
+    result, under the test's `=== RUN` line (`logged`, by test: `go_logged`)."""
     at = next((i for i, line in enumerate(raw) if test in line), None)
     said = [] if at is None else _report(raw, at)
     if not said and (go := _GO_FAIL.match(test)):
-        said = _go_logged(raw, go.group(1))
+        said = logged.get(go.group(1), [])[:3]
     return " / ".join([test, *said])
 
 
@@ -70,19 +70,19 @@ def go_leaves(tests: list[str]) -> list[str]:
     return [test for test in tests if not ((m := _GO_FAIL.match(test)) and m.group(1) in parents)]
 
 
-def _go_logged(raw: list[str], name: str) -> list[str]:
-    """What the Go test `name` logged under its `=== RUN` line (`p_test.go:11: failed to parse …`),
-    at most three lines."""
-    logged: list[str] = []
-    inside = False
+def go_logged(raw: list[str]) -> dict[str, list[str]]:
+    """What each Go test logged under its `=== RUN` line (`p_test.go:11: failed to parse …`),
+    read in one pass."""
+    logged: dict[str, list[str]] = {}
+    current: list[str] | None = None
     for line in raw:
         if run := _GO_RUN.match(line):
-            inside = run.group(1) == name
+            current = logged.setdefault(run.group(1), [])
         elif line.lstrip().startswith("--- ") or _GO_PACKAGE.match(line.strip()):
-            inside = False
-        elif inside and line.strip():
-            logged.append(cut(line.strip(), 160))
-    return logged[:3]
+            current = None
+        elif current is not None and line.strip() and len(current) < 3:
+            current.append(cut(line.strip(), 160))
+    return logged
 
 
 # Not what failed: where a report points (bats' `# (from function …`, `#  in test file …`) and a
