@@ -570,3 +570,141 @@ def test_an_edit_of_the_manifest_says_more_than_the_command(tmp_path: Path) -> N
     changes = extract_config_changes(t.read(tmp_path))
 
     assert [(c.setting, c.new_value) for c in changes] == [("dependencies.zod", "^3.23.8")]
+
+
+VITEST_CONFIG = """import { defineConfig } from 'vitest/config'
+import react from '@vitejs/plugin-react'
+
+// https://vitest.dev/config/
+export default defineConfig({
+  plugins: [react()],
+  test: {
+    environment: 'jsdom', // the DOM the components need
+    setupFiles: ['./vitest.setup.ts'],
+  },
+})
+"""
+
+
+def test_a_js_config_modules_exported_object_is_its_settings(tmp_path: Path) -> None:
+    """A reader names a vite/tailwind/eslint config's settings by the exported object's keys, and
+    a flat config's array or an empty object by the `const` it is exported as."""
+    t = TranscriptBuilder()
+    t.user("Set up vitest, the next config and eslint.")
+    t.write("vitest.config.mts", VITEST_CONFIG)
+    t.write(
+        "next.config.ts",
+        "const nextConfig: NextConfig = {\n  /* config options here */\n};\nexport default nextConfig;\n",
+    )
+    t.write(
+        "eslint.config.mjs",
+        'const compat = new FlatCompat({ baseDirectory: __dirname });\n\nconst eslintConfig = [\n  ...compat.extends("next/core-web-vitals"),\n];\n\nexport default eslintConfig;\n',
+    )
+    t.edit(
+        "vitest.config.mts",
+        "environment: 'jsdom',",
+        "environment: 'happy-dom',",
+        original=VITEST_CONFIG.replace("plugins: [react()]", "plugins: [react(), tsconfigPaths()]"),
+        text="jsdom lacks the APIs the editor uses, so I'll switch to happy-dom.",
+    )
+    t.write("src/config.ts", "export default { apiUrl: 'http://localhost' }\n")  # application code
+
+    changes = [
+        (c.file, c.setting, c.old_value, c.new_value) for c in extract_config_changes(t.read(tmp_path))
+    ]
+
+    assert changes == [
+        ("vitest.config.mts", "plugins", None, "[react(), tsconfigPaths()]"),
+        ("vitest.config.mts", "test", None, "environment=happy-dom; setupFiles=['./vitest.setup.ts']"),
+        ("next.config.ts", "nextConfig", None, "{}"),
+        ("eslint.config.mjs", "eslintConfig", None, '[ ...compat.extends("next/core-web-vitals"), ]'),
+    ]
+
+
+def test_js_config_forms_and_fragments() -> None:
+    from graphiti_session_tracking.summary.config_changes.jsconfig import parse_js_config
+
+    # module.exports, a method, a shorthand, a string key, commas and brackets inside strings
+    assert parse_js_config(
+        "module.exports = {\n  'test-match': ['**/*.spec.js', 'a,b'],\n  transform() { return {} },\n  verbose,\n};"
+    ) == {"test-match": "['**/*.spec.js', 'a,b']", "transform": "(function)", "verbose": "verbose"}
+    # an arrow function's destructured parameters are not the config
+    assert parse_js_config(
+        "export default defineConfig(({ mode }) => ({\n  server: { port: 3000 },\n  build: { sourcemap: mode === 'dev' },\n}))"
+    ) == {"server.port": "3000", "build.sourcemap": "mode === 'dev'"}
+    # an edit's fragment: members whose brackets balance are read, a cut one gives nothing
+    assert parse_js_config("  plugins: [react()],\n  server: { port: 5173 },") == {
+        "plugins": "[react()]",
+        "server.port": "5173",
+    }
+    assert parse_js_config("  test: {\n    environment: 'jsdom',") == {}
+    assert parse_js_config("export default {") == {}
+
+
+def test_go_mod_and_property_lists(tmp_path: Path) -> None:
+    go_mod = (
+        "module entire.io/entire/git-sync\n\ngo 1.25.2\n\nrequire (\n"
+        "\tgithub.com/spf13/cobra v1.8.0\n\tgolang.org/x/sys v0.20.0 // indirect\n)\n"
+    )
+    entitlements = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0">\n<dict>\n'
+        "\t<key>com.apple.security.cs.allow-jit</key>\n\t<true/>\n</dict>\n</plist>\n"
+    )
+    t = TranscriptBuilder()
+    t.user("Rename the module, move to Go 1.26 and allow unsigned memory for the signed binary.")
+    t.edit(
+        "go.mod",
+        "module entire.io/entire/git-sync\n\ngo 1.25.2",
+        "module entire.io/entire/gitsync\n\ngo 1.26.2",
+        original=go_mod,
+    )
+    t.edit(
+        "go.mod",
+        "\tgolang.org/x/sys v0.20.0 // indirect\n",
+        "\tgolang.org/x/sys v0.21.0 // indirect\n\tgithub.com/stretchr/testify v1.9.0\n",
+    )
+    t.edit(
+        "entitlements.plist",
+        "\t<true/>\n</dict>",
+        "\t<true/>\n\t<key>com.apple.security.cs.allow-unsigned-executable-memory</key>\n\t<true/>\n</dict>",
+        original=entitlements,
+    )
+
+    changes = [
+        (c.file, c.setting, c.old_value, c.new_value) for c in extract_config_changes(t.read(tmp_path))
+    ]
+
+    assert changes == [
+        ("go.mod", "module", "entire.io/entire/git-sync", "entire.io/entire/gitsync"),
+        ("go.mod", "go", "1.25.2", "1.26.2"),
+        ("go.mod", "require.golang.org/x/sys", "v0.20.0 (indirect)", "v0.21.0 (indirect)"),
+        ("go.mod", "require.github.com/stretchr/testify", None, "v1.9.0"),
+        ("entitlements.plist", "com.apple.security.cs.allow-unsigned-executable-memory", None, "true"),
+    ]
+
+
+def test_names_with_dots_are_not_nested_in_a_new_plist_or_go_mod(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Add entitlements for the hardened runtime.")
+    t.write(
+        "entitlements.plist",
+        '<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0">\n<dict>\n'
+        "\t<key>com.apple.security.cs.allow-jit</key>\n\t<true/>\n"
+        "\t<key>com.apple.security.cs.allow-unsigned-executable-memory</key>\n\t<true/>\n</dict>\n</plist>\n",
+    )
+    go_mod = "module example.com/app\n\ngo 1.22\n\nrequire golang.org/x/net v0.1.0\n"
+    t.edit(
+        "go.mod",
+        "require golang.org/x/net v0.1.0\n",
+        "require (\n\tgolang.org/x/net v0.1.0\n\tgolang.org/x/sync v0.7.0\n\tgolang.org/x/text v0.16.0\n)\n",
+        original=go_mod,
+    )
+
+    changes = [(c.file, c.setting, c.new_value) for c in extract_config_changes(t.read(tmp_path))]
+
+    assert changes == [
+        ("entitlements.plist", "com.apple.security.cs.allow-jit", "true"),
+        ("entitlements.plist", "com.apple.security.cs.allow-unsigned-executable-memory", "true"),
+        ("go.mod", "require.golang.org/x/sync", "v0.7.0"),
+        ("go.mod", "require.golang.org/x/text", "v0.16.0"),
+    ]

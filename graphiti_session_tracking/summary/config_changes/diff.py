@@ -70,9 +70,10 @@ def diff_settings(
 
 
 def _section_of(key: str, settings: Settings) -> str:
-    """The longest section header that `key` lies in ('' when the format has none)."""
+    """The longest section header that `key` lies in or is ('' when the format has none): a
+    format whose names hold dots (a plist's `com.apple.…`, a Go module path) names each as one."""
     sections = getattr(settings, "sections", ())
-    return max((name for name in sections if key.startswith(name + ".")), key=len, default="")
+    return max((name for name in sections if key == name or key.startswith(name + ".")), key=len, default="")
 
 
 def _new_ancestor(key: str, other: Settings) -> str:

@@ -4,10 +4,19 @@ and YAML are as often data as settings."""
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Callable
 
+from .jsconfig import parse_js_config
 from .keyvalue import parse_env, parse_ini, parse_toml
-from .manifests import parse_dockerfile, parse_ignore, parse_requirements, parse_xml
+from .manifests import (
+    parse_dockerfile,
+    parse_gomod,
+    parse_ignore,
+    parse_plist,
+    parse_requirements,
+    parse_xml,
+)
 from .settings import Settings
 from .yaml_json import parse_json, parse_yaml
 
@@ -88,6 +97,10 @@ _IGNORE_FILES = frozenset(
     ]
 )
 
+# Config modules of the JavaScript tools (`vite.config.ts`, `.eslintrc.cjs`): their exported object
+# is the settings. A module merely named config (`src/config.ts`) is application code.
+_JS_CONFIG = re.compile(r"(?:\.config|^\.(?:eslintrc|prettierrc|stylelintrc|babelrc))\.[cm]?[jt]s\Z")
+
 
 def _is_config_json(lower: str, folders: set[str] | frozenset[str] = frozenset()) -> bool:
     """Named as configuration, or a manifest that describes the project to a tool (a plugin,
@@ -122,6 +135,12 @@ def config_parser(path: str) -> Callable[[str], Settings] | None:
         return parse_dockerfile
     if lower.endswith(".toml"):
         return parse_toml
+    if lower == "go.mod":
+        return parse_gomod
+    if lower.endswith(".plist"):
+        return parse_plist
+    if _JS_CONFIG.search(lower):
+        return parse_js_config
     if lower.endswith((".yaml", ".yml")):
         return parse_yaml
     if (lower.endswith((".json", ".jsonc")) or lower in _CONFIG_JSON) and _is_config_json(lower, folders):

@@ -1,11 +1,12 @@
-"""Parsers of project manifests: Maven and MSBuild project files, requirements.txt, Dockerfiles
-(dependencies and instructions as settings)."""
+"""Parsers of project manifests: Maven and MSBuild project files, requirements.txt, go.mod,
+Dockerfiles, Apple property lists (dependencies and instructions as settings)."""
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from .settings import Settings, _strip_comment, _unquote
+from .settings import Sectioned, Settings, _flatten, _strip_comment, _unquote
 
 
 def parse_xml(text: str) -> Settings:
@@ -96,3 +97,90 @@ def parse_dockerfile(text: str) -> Settings:
         ):
             settings[instruction] = rest
     return settings
+
+
+_GO_DIRECTIVE = re.compile(r"^(module|go|toolchain|godebug)\s+(\S.*)$")
+_GO_BLOCK = re.compile(r"^(require|replace|exclude|retract|godebug)\s*\($")
+_GO_LISTED = ("require", "replace", "exclude")
+
+
+def parse_gomod(text: str) -> Settings:
+    """go.mod: the module path, the Go version and toolchain, and each required, replaced or
+    excluded module keyed by its path (`require.golang.org/x/net` = its version, ` (indirect)`
+    when go marked it so), in a one-line directive or a `( … )` block alike. Each is a section of
+    its own: the dots of a module path are no nesting."""
+    settings = Sectioned()
+    block = ""
+    for raw in text.splitlines():
+        line, _, comment = raw.partition("//")
+        line = line.strip()
+        if not line:
+            continue
+        if block:
+            if line == ")":
+                block = ""
+            else:
+                _go_entry(block, line, comment, settings)
+            continue
+        if m := _GO_BLOCK.match(line):
+            block = m.group(1)
+        elif m := _GO_DIRECTIVE.match(line):
+            settings[m.group(1)] = _unquote(m.group(2).strip())
+        elif (verb := line.split(None, 1)[0]) in _GO_LISTED and " " in line:
+            _go_entry(verb, line.split(None, 1)[1], comment, settings)
+    settings.sections.update(settings)
+    return settings
+
+
+def _go_entry(verb: str, entry: str, comment: str, settings: Settings) -> None:
+    if verb not in _GO_LISTED:
+        return
+    if verb == "replace":
+        source, _, target = entry.partition("=>")
+        if target.strip():
+            settings[f"replace.{source.split()[0]}"] = target.strip()
+        return
+    words = entry.split()
+    if len(words) >= 2:
+        indirect = " (indirect)" if comment.strip() == "indirect" else ""
+        settings[f"{verb}.{_unquote(words[0])}"] = words[1] + indirect
+
+
+def parse_plist(text: str) -> Settings:
+    """An Apple property list (Info.plist, entitlements): each key with its value, nested
+    dictionaries as dotted keys. A whole XML file is read by plistlib; an edited fragment by its
+    `<key>` elements and the scalar value after each. Each top-level key is a section: its dots
+    (`com.apple.security.cs.allow-jit`) are no nesting."""
+    import plistlib
+    from xml.parsers.expat import ExpatError
+
+    try:
+        loaded = plistlib.loads(text.encode("utf-8"))
+    except (plistlib.InvalidFileException, ExpatError, ValueError, TypeError, AttributeError):
+        loaded = None
+    settings = Sectioned()
+    if isinstance(loaded, dict):
+        _flatten(_plain(loaded), "", settings)
+        settings.sections.update(str(key) for key in loaded)
+        return settings
+    for m in _PLIST_PAIR.finditer(text):
+        key = m.group(1).strip()
+        settings[key] = m.group(3) if m.group(3) is not None else m.group(2)
+        settings.sections.add(key)
+    return settings
+
+
+_PLIST_PAIR = re.compile(
+    r"<key>([^<]+)</key>\s*(?:<(true|false)\s*/>|<(?:string|integer|real|date)>([^<]*)</(?:string|integer|real|date)>)"
+)
+
+
+def _plain(value: Any) -> Any:
+    """plistlib's values as JSON would have them (dates and bytes as text)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, bool | int | float | str) or value is None:
+        return value
+    return str(value)
