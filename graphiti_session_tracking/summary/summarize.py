@@ -10,6 +10,7 @@ from typing import Any
 from graphiti_session_tracking.activity import ActivityDetector
 from graphiti_session_tracking.redact import Redactor
 from graphiti_session_tracking.tools import Classification, UnifiedToolClassifier
+from graphiti_session_tracking.tools.classifier import Fits
 from graphiti_session_tracking.transcripts import Session, ToolCall
 
 from .llm_summarizer import EnhancedSessionSummarizer
@@ -33,26 +34,39 @@ async def summarize_session(
     meter = summarizer.meter if summarizer is not None else None
     if meter is not None:
         meter.start_session()  # the budget and the counts are per session, classification included
+    notes: list[str] = []
     if summarizer is not None and meter is not None:  # the summary matters more than classifying tools
         from graphiti_session_tracking.llm import estimate_tokens
-        from graphiti_session_tracking.tools.llm import SYSTEM_PROMPT as CLASSIFY_PROMPT
 
         calls, tokens = meter.session_room()
-        # Classification gets what the summary leaves (at most a third of the budget); when that
-        # cannot carry a request, the heuristics place the tools and none is sent.
+        # Classification gets what the summary leaves (at most a third of the budget); a request
+        # that cannot fit in that is not made, and the heuristics place those tools.
         held_tokens = 0
         if tokens is not None:
             held_tokens = min(tokens, max(min(8_000, tokens * 2 // 3), summarizer.wanted_tokens(session)))
-        use_llm = (calls is None or calls > 1) and (
-            tokens is None or tokens - held_tokens >= estimate_tokens(CLASSIFY_PROMPT)
-        )
+        room = None if tokens is None else tokens - held_tokens
+
+        def fits(messages: list[Any]) -> bool:
+            return room is None or sum(estimate_tokens(m.content) for m in messages) <= room
+
+        not_sent = classifier.stats.not_sent
         with meter.holding_back(1 if calls is not None else 0, held_tokens):
-            signals, kinds = await _classify(classifier, session.tool_calls, use_llm)
+            signals, kinds = await _classify(classifier, session.tool_calls, calls is None or calls > 1, fits)
+        if classifier.stats.not_sent > not_sent:
+            notes.append(
+                f"LLM budget ({meter.describe()}): tool classification not sent, as the summary needs "
+                f"{held_tokens} of the {tokens} input tokens left; tools placed by heuristics"
+            )
     else:
         signals, kinds = await _classify(classifier, session.tool_calls)
     vector = ActivityDetector().detect(session, signals)
-    offline = extract_summary(session).model_copy(
-        update={"activity_vector": vector, "tools_used": _tool_uses(kinds) or None}
+    offline = extract_summary(session)
+    offline = offline.model_copy(
+        update={
+            "activity_vector": vector,
+            "tools_used": _tool_uses(kinds) or None,
+            "notes": [*(offline.notes or []), *notes] or None,
+        }
     )
     summary = offline if summarizer is None else await summarizer.summarize(session, offline)
     if meter is not None:
@@ -78,14 +92,16 @@ class _Signals:
 
 
 async def _classify(
-    classifier: UnifiedToolClassifier, calls: list[ToolCall], use_llm: bool = True
+    classifier: UnifiedToolClassifier, calls: list[ToolCall], use_llm: bool = True, fits: Fits | None = None
 ) -> tuple[list[_Signals], dict[str, Counter[tuple[str, str]]]]:
     """Per call (in order) its activity signals, and per tool the (intent, domain) counts."""
     signals: list[_Signals] = []
     shared: dict[tuple[Any, ...], _Signals] = {}
     kinds: dict[str, Counter[tuple[str, str]]] = {}
     for start in range(0, len(calls), CLASSIFY_CHUNK):
-        chunk = await classifier.classify_session(calls[start : start + CLASSIFY_CHUNK], use_llm=use_llm)
+        chunk = await classifier.classify_session(
+            calls[start : start + CLASSIFY_CHUNK], use_llm=use_llm, fits=fits
+        )
         for item in chunk:
             key = tuple(item.activity_signals.items())  # same order, so sums are bit-for-bit equal
             holder = shared.get(key)

@@ -12,7 +12,7 @@ Levels, per call:
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,7 +29,7 @@ from .cache import (
     tool_keys,
 )
 from .heuristics import classify_heuristic, fallback_classification
-from .llm import LLMRequestItem, infer_verdicts
+from .llm import LLMRequestItem, build_messages, infer_verdicts
 from .model import (
     ACTIVITY_DIMENSIONS,
     Classification,
@@ -39,6 +39,10 @@ from .model import (
 
 if TYPE_CHECKING:  # graphiti-core is imported when an LLM is configured, not before
     from graphiti_core.llm_client.client import LLMClient
+    from graphiti_core.prompts.models import Message
+
+# Whether a request of these messages may be sent: the caller's budget decides, before it is made.
+Fits = Callable[[list["Message"]], bool]
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +60,7 @@ class ClassifierStats:
     llm_classified: int = 0
     llm_calls: int = 0
     llm_failures: int = 0
+    not_sent: int = 0  # requests the caller's budget could not carry (`fits`)
     fallbacks: int = 0
 
     @property
@@ -148,10 +153,15 @@ class ToolClassifier:
         return found if found is not None and found.confidence >= self.min_heuristic_confidence else None
 
     async def classify_batch(
-        self, calls: Sequence[tuple[str, Mapping[str, Any] | None]], *, use_llm: bool = True
+        self,
+        calls: Sequence[tuple[str, Mapping[str, Any] | None]],
+        *,
+        use_llm: bool = True,
+        fits: Fits | None = None,
     ) -> list[Classification]:
         """One classification per (name, params), in order; at most one LLM request per
-        `max_items_per_call` unknown calls (none without `use_llm`: the heuristics' guesses)."""
+        `max_items_per_call` unknown calls (none without `use_llm`, and none that `fits` says the
+        caller's budget cannot carry: the heuristics' guesses stand)."""
         results: list[Classification | None] = [None] * len(calls)
         pending: dict[str, _Pending] = {}
         for index, (name, params) in enumerate(calls):
@@ -160,7 +170,7 @@ class ToolClassifier:
             else:
                 results[index] = self._tool_levels(index, name, params, pending)
         if pending:
-            await self._ask_llm(list(pending.values()), calls, results, use_llm)
+            await self._ask_llm(list(pending.values()), calls, results, use_llm, fits)
         if self.cache.dirty:
             self.cache.save()
         done = [r for r in results if r is not None]
@@ -222,11 +232,15 @@ class ToolClassifier:
         calls: Sequence[tuple[str, Mapping[str, Any] | None]],
         results: list[Classification | None],
         use_llm: bool,
+        fits: Fits | None,
     ) -> None:
         verdicts: dict[int, Verdict] = {}
         if self.llm_client is not None and use_llm:
             for start in range(0, len(entries), self.max_items_per_call):
                 chunk = entries[start : start + self.max_items_per_call]
+                if fits is not None and not fits(build_messages([e.request for e in chunk])):
+                    self.stats.not_sent += 1  # the budget's choice, not a failure: nothing to warn of
+                    continue
                 self.stats.llm_calls += 1
                 try:
                     answered, problems = await infer_verdicts(self.llm_client, [e.request for e in chunk])
@@ -295,7 +309,7 @@ class UnifiedToolClassifier:
         return self.tool_classifier.problems
 
     async def classify_session(
-        self, tool_calls: Sequence[ToolCall], *, use_llm: bool = True
+        self, tool_calls: Sequence[ToolCall], *, use_llm: bool = True, fits: Fits | None = None
     ) -> list[Classification]:
         """One classification per call, in order. Another agent's shell command is analysed as a
         command line (by its `command`); Claude Code's tools keep their names (PowerShell is
@@ -311,6 +325,7 @@ class UnifiedToolClassifier:
                 for call in tool_calls
             ],
             use_llm=use_llm,
+            fits=fits,
         )
 
     @staticmethod

@@ -352,3 +352,29 @@ async def test_a_session_the_summary_needs_the_whole_budget_for_classifies_its_t
     assert 11_000 < summary.llm_input_tokens <= 12_000 and summary.llm_calls == 1
     assert summary.tools_used and summary.tools_used[0].name == "mcp__zorblax__frobnicate"
     assert "classification" not in caplog.text  # not asked, so nothing refused or failed
+
+
+async def test_a_classification_request_larger_than_the_summary_leaves_is_not_made(
+    fake_openai: FakeOpenAI, tmp_path: Any, caplog: Any
+) -> None:
+    """The room left is more than the classification's prompt but less than its request: the
+    request is not made (nothing refused, nothing warned of), and the summary's notes say why."""
+    from graphiti_session_tracking.tools import UnifiedToolClassifier
+
+    builder = TranscriptBuilder(cwd="/work/app")
+    builder.user("Frobnicate the widgets.")
+    for n in range(60):
+        builder.call(f"mcp__zorblax__frobnicate_{n}", {"spec": f"widget {n} " + "x" * 300}, "ok")
+    session = builder.read(tmp_path)
+    fake_openai.reply_json(ANSWER)
+    meter = LLMMeter()
+    summarizer = _metered(fake_openai, meter)
+    classifier = UnifiedToolClassifier(summarizer.llm_client, persist=False)
+    summary = await summarize_session(session, classifier, summarizer)
+
+    (call,) = fake_openai.calls("/chat/completions")
+    assert "summarize coding-agent sessions" in call.body["messages"][0]["content"]
+    assert classifier.stats.not_sent == 1 and classifier.stats.llm_failures == 0 and meter.refused == 0
+    assert "classification" not in caplog.text
+    assert any("tool classification not sent" in note for note in summary.notes or [])
+    assert summary.tools_used and len(summary.tools_used) == 60

@@ -96,6 +96,7 @@ async def test_one_llm_call_per_session_then_cache(tmp_path: Path, fake_openai: 
         "llm_classified": 2,
         "llm_calls": 1,
         "llm_failures": 0,
+        "not_sent": 0,
         "fallbacks": 0,
         "total": 5,
     }
