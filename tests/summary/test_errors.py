@@ -1267,6 +1267,25 @@ _ONE_CALL = [
         [],
         id="a command line the shell could not parse is a typo",
     ),
+    pytest.param(
+        "ls -l deploy.yml && chmod 644 deploy.yml",
+        "Exit code 1\nchmod: changing permissions of 'deploy.yml': Operation not permitted\n\n"
+        "-rw------- 1 root root 1290 Dec 31 21:58 deploy.yml",
+        ["chmod: changing permissions of 'deploy.yml': Operation not permitted"],
+        id="a line that looks and then changes a file is no lookup; the system's refusal is its error",
+    ),
+    pytest.param(
+        "sudo cat /etc/app/config.yml",
+        "Exit code 1\nsudo: a terminal is required to read the password; either use the -S option",
+        ["sudo: a terminal is required to read the password; either use the -S option"],
+        id="sudo that cannot ask for a password could not run the command, lookup or not",
+    ),
+    pytest.param(
+        "rmdir build && ls",
+        "Exit code 1\nrmdir: build: Directory not empty",
+        [],
+        id="a folder not empty is tidying, not failing",
+    ),
 ]
 
 
@@ -1670,4 +1689,15 @@ def test_each_test_maven_surefire_sums_up_as_failed_is_a_row(tmp_path: Path) -> 
     assert _fixed_run(tmp_path, "mvn -q test", SUREFIRE, edit, passing) == [
         "CalcTest.adds:5 1 + 2 ==> expected: <3> but was: <-1>",
         'CalcTest.npe:6 NullPointer Cannot invoke "String.length()" because "s" is null',
+    ]
+
+
+def test_sudo_wanting_a_password_is_one_error_however_it_says_so(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Fix the workflow file's permissions.")
+    t.bash("sudo cat ci.yml", "Exit code 1\nsudo: a terminal is required to read the password", is_error=True)
+    t.bash("sudo -n chmod 644 ci.yml", "Exit code 1\nsudo: a password is required", is_error=True)
+
+    assert [r.error for r in extract_errors_resolved(t.read(tmp_path))] == [
+        "sudo: a terminal is required to read the password"
     ]

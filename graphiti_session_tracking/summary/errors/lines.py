@@ -57,7 +57,11 @@ _EXCEPTION = re.compile(
 _REPORTED = re.compile(
     r"^\s*((?:remote: )?(?:error|fatal|npm ERR!|ERROR|Error|FATAL)[:!]?\s+\S.*|CONFLICT \(.*|\[ERROR\]\s+\S.*|"
     r"Would reformat:? .*|.*\bneeds? (?:to be )?formatt(?:ed|ing)\b.*|.*\bBuild error occurred\b.*|.*\bfailed to (?:push|compile|build)\b.*|"
-    r"! \[(?:remote )?rejected\]\s.*|ssh: \S.*|Type error: \S.*|Jest: .*\bcoverage threshold\b.*\bnot met\b.*)$"
+    r"! \[(?:remote )?rejected\]\s.*|ssh: \S.*|Type error: \S.*|Jest: .*\bcoverage threshold\b.*\bnot met\b.*|"
+    # a program's system error (`chmod: changing permissions of 'x': Operation not permitted`);
+    # a missing file, one already there or a folder not empty is looking or tidying, not failing
+    r"[\w.+-]+: .+: (?:Operation not permitted|Permission denied|Read-only file system|No space left on device|"
+    r"Device or resource busy|Text file busy|Disk quota exceeded|Too many open files))$"
 )
 # Git's conclusions after the reason it printed above them (`! [rejected] … (fetch first)`, `ssh:
 # Could not resolve hostname …`): kept, but after the reason.
@@ -87,6 +91,8 @@ _LINTER = re.compile(r"\((?!typecheck\))[a-z][a-z0-9-]+\)$")  # golangci-lint's 
 _POSITION = re.compile(rf"^\s*{_TAG}\S+?\.[A-Za-z]{{1,5}}(?::\d+(?::\d+)?:|\(\d+,\d+\):|:\[\d+,\d+\])\s*")
 
 _STALL = re.compile(r"^`[^`]*` waited for an answer at an interactive prompt")
+# sudo asking for a password it cannot get, however it says so: one error
+_SUDO_PASSWORD = re.compile(r"^sudo: (?=a terminal is required|a password is required)")
 
 
 def error_lines(text: str) -> list[str]:
@@ -336,7 +342,7 @@ def _signature(line: str) -> str:
     """What makes two failing lines the same error: the same error code or linter rule, else the
     same message once file positions, times, ports and long ids are left out (a small number
     stays: `test_broken_5` is not `test_broken_15`); a program's prompts are one stall."""
-    stall = _STALL.match(line)
+    stall = _STALL.match(line) or _SUDO_PASSWORD.match(line)
     if stall:
         return stall.group(0)
     code = _CODE.search(line) or _LINTER.search(line)

@@ -10,7 +10,7 @@ from graphiti_session_tracking.tools.model import ToolIntent
 from graphiti_session_tracking.transcripts import ToolCall, ToolKind
 
 from .._sentences import cut
-from .commands import _command, _is_check, _kind_key, _verdict
+from .commands import _command, _is_check, _kind_key, _verdict, parts
 from .lines import (
     _EXIT_CODE,
     _TIMED_OUT,
@@ -75,7 +75,8 @@ _COULD_NOT_RUN = re.compile(
     r"|^[\w./-]+: line \d+: .+: (?:command not found|No such file or directory)$"
     r"|^/usr/bin/env: .+: No such file or directory$"
     r"|^[\w./-]*(?:bash|zsh|sh|dash)(?::\d+)?: (?:line \d+: )?[\w./-]+: (?:No such file or directory|Permission denied)$"
-    r"|^.*: bad interpreter: .*$",
+    r"|^.*: bad interpreter: .*$"
+    r"|^sudo: (?:a terminal is required|a password is required|\d+ incorrect password attempts?|.+ is not in the sudoers file).*$",
     re.MULTILINE,
 )
 
@@ -184,7 +185,16 @@ def only_looks(call: ToolCall) -> bool:
     if call.kind is not ToolKind.COMMAND or _READS_CI.search(_command(call)):
         return False
     verdict = _verdict(call)
-    return verdict is not None and verdict.kind.intent in (ToolIntent.READ, ToolIntent.SEARCH)
+    if verdict is None or verdict.kind.intent not in (ToolIntent.READ, ToolIntent.SEARCH):
+        return False
+    # every part looks: `ls -l x && chmod 644 x` changes something, and its failure is the work's
+    return all(
+        part is not None and (part.kind.significance == 0 or part.kind.intent in _LOOKING)
+        for _, part in parts(call)
+    )
+
+
+_LOOKING = (ToolIntent.READ, ToolIntent.SEARCH, ToolIntent.TRANSFORM)
 
 
 def _named(call: ToolCall, line: str) -> str:
