@@ -14,6 +14,7 @@ says so, naming the file and line, rather than handing back other text.
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -54,11 +55,67 @@ class Spill:
 
 
 def head_and_tail(text: str) -> str:
-    """The first quarter and the last three quarters of TEXT_LIMIT, with what was cut in between."""
+    """The first quarter and the last three quarters of TEXT_LIMIT, with what was cut in between;
+    of that, the lines that read as a failure are kept (up to MIDDLE_LIMIT): a CI log's `not ok
+    100 …` or a verbose run's `--- FAIL: TestX` is often in neither the head nor the tail."""
     if len(text) <= TEXT_LIMIT:
         return text
     head, tail = TEXT_LIMIT // 4, TEXT_LIMIT - TEXT_LIMIT // 4
-    return f"{text[:head]}\n…[{len(text) - TEXT_LIMIT} characters cut]…\n{text[-tail:]}"
+    cut = len(text) - TEXT_LIMIT
+    middle_end = len(text) - tail
+    if middle_end - head <= 2 * _SCANNED:
+        kept = _failing_lines(text, head, middle_end)
+    else:  # a huge output: what lies nearest the head and the tail (a scan reads ~30 MB/s)
+        kept = "\n".join(
+            filter(
+                None,
+                (
+                    _failing_lines(text, head, head + _SCANNED),
+                    _failing_lines(text, middle_end - _SCANNED, middle_end),
+                ),
+            )
+        )[:MIDDLE_LIMIT]
+    if not kept:
+        return f"{text[:head]}\n…[{cut} characters cut]…\n{text[-tail:]}"
+    return f"{text[:head]}\n…[{cut} characters cut; the lines among them that read as failures:]…\n{kept}\n…\n{text[-tail:]}"
+
+
+# Kept of a cut middle: each line that reads as a failure and the lines after it (what it logged).
+MIDDLE_LIMIT = 2_000
+_FAILING = re.compile(r"not ok |FAIL|[Ee]rror|ERROR|Traceback|panicked|[Ff]ailed|✗|✘|×")
+_LINES_AFTER = 2
+_SCANNED = 256_000  # characters of a cut middle read after the head and before the tail, at most
+_LINE_LIMIT = 300
+
+
+def _failing_lines(text: str, start: int, end: int) -> str:
+    """The failing lines between `start` and `end` (whole lines inside them), up to MIDDLE_LIMIT."""
+    kept: list[str] = []
+    size, at = 0, start
+    while size < MIDDLE_LIMIT:
+        found = _FAILING.search(text, at, end)
+        if found is None:
+            break
+        line_start = text.rfind("\n", start, found.start()) + 1 or start
+        line_end = found.end()
+        for _ in range(_LINES_AFTER + 1):
+            next_end = text.find("\n", line_end, end)
+            if next_end < 0:
+                line_end = end
+                break
+            line_end = next_end + 1
+        if line_start <= start or line_end >= end:
+            at = line_end  # a line the head or the tail holds, or cut by them: not twice
+            continue
+        lines = [
+            line if len(line) <= _LINE_LIMIT else line[:_LINE_LIMIT] + "…"
+            for line in text[line_start:line_end].splitlines()
+        ]
+        block = "\n".join(lines)
+        kept.append(block)
+        size += len(block) + 1
+        at = line_end
+    return "\n".join(kept)[:MIDDLE_LIMIT]
 
 
 def block_text(content: Any) -> str:

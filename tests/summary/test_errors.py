@@ -1701,3 +1701,17 @@ def test_sudo_wanting_a_password_is_one_error_however_it_says_so(tmp_path: Path)
     assert [r.error for r in extract_errors_resolved(t.read(tmp_path))] == [
         "sudo: a terminal is required to read the password"
     ]
+
+
+def test_a_failing_line_in_the_middle_of_a_long_output_is_kept_and_recorded(tmp_path: Path) -> None:
+    """A CI log or a verbose run is cut to its head and tail; a `not ok` in neither was lost."""
+    log = "".join(f"ok {n} step {n} works\n" for n in range(1, 700))
+    log += "not ok 700 a non-zero exit should be an error\n# (in test file test/check.bats, line 186)\n"
+    log += "".join(f"ok {n} step {n} works\n" for n in range(701, 1400)) + "1399 tests, 1 failure\n"
+    t = TranscriptBuilder()
+    t.user("Why did CI fail?")
+    t.bash("gh run view 29281880678 --log-failed", log)
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    assert record.error.startswith("not ok 700 a non-zero exit should be an error")
