@@ -63,18 +63,12 @@ def head_and_tail(text: str) -> str:
     head, tail = TEXT_LIMIT // 4, TEXT_LIMIT - TEXT_LIMIT // 4
     cut = len(text) - TEXT_LIMIT
     middle_end = len(text) - tail
-    if middle_end - head <= 2 * _SCANNED:
-        kept = _failing_lines(text, head, middle_end)
-    else:  # a huge output: what lies nearest the head and the tail (a scan reads ~30 MB/s)
-        kept = "\n".join(
-            filter(
-                None,
-                (
-                    _failing_lines(text, head, head + _SCANNED),
-                    _failing_lines(text, middle_end - _SCANNED, middle_end),
-                ),
-            )
-        )[:MIDDLE_LIMIT]
+    windows = [(head, middle_end)]
+    if middle_end - head > 2 * _SCANNED:  # a huge output: what lies nearest the head and the tail
+        windows = [(head, head + _SCANNED), (middle_end - _SCANNED, middle_end)]
+    kept = "\n".join(filter(None, (_failing_lines(text, start, end) for start, end in windows)))[
+        :MIDDLE_LIMIT
+    ]
     if not kept:
         return f"{text[:head]}\n…[{cut} characters cut]…\n{text[-tail:]}"
     return f"{text[:head]}\n…[{cut} characters cut; the lines among them that read as failures:]…\n{kept}\n…\n{text[-tail:]}"
@@ -84,7 +78,7 @@ def head_and_tail(text: str) -> str:
 MIDDLE_LIMIT = 2_000
 _FAILING = re.compile(r"not ok |FAIL|[Ee]rror|ERROR|Traceback|panicked|[Ff]ailed|✗|✘|×")
 _LINES_AFTER = 2
-_SCANNED = 256_000  # characters of a cut middle read after the head and before the tail, at most
+_SCANNED = 256_000  # of a huge middle, read after the head and before the tail (a scan reads ~30 MB/s)
 _LINE_LIMIT = 300
 
 
