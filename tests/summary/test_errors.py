@@ -621,6 +621,7 @@ def test_an_error_that_comes_back_was_not_fixed(tmp_path: Path) -> None:
         "This might be because the fixture changed. The error is probably due to the cache.",  # hedged
         "I’ve got the root cause. Root cause:",  # announced, not said
         "I'm using the publish workflow because this request includes the PR handoff.",  # why it acts
+        "I’m checking the test now because the output suggests an ordering assumption.",  # so is this
     ],
 )
 def test_what_explains_no_failure_is_not_a_root_cause(tmp_path: Path, said: str) -> None:
@@ -634,6 +635,23 @@ def test_what_explains_no_failure_is_not_a_root_cause(tmp_path: Path, said: str)
     [record] = extract_errors_resolved(t.read(tmp_path))
 
     assert record.root_cause == ""
+
+
+def test_why_a_call_failed_in_the_agents_words_is_its_root_cause(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Fix the download.")
+    t.bash(
+        "curl -f https://api.example.com/v1/x",
+        "Exit code 22\ncurl: (22) The requested URL returned error: 403",
+        is_error=True,
+    )
+    t.say("I'm getting a 403 because the token lacks the read scope.")
+    t.edit(".env", "SCOPES=write", "SCOPES=read,write")
+    t.bash("curl -f https://api.example.com/v1/x", '{"ok": true}')
+
+    [record] = extract_errors_resolved(t.read(tmp_path))
+
+    assert record.root_cause == "I'm getting a 403 because the token lacks the read scope."
 
 
 def test_a_file_system_refusal_is_an_error(tmp_path: Path) -> None:

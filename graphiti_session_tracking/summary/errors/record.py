@@ -95,10 +95,11 @@ def _after(failure: _Open) -> int:
     return failure.first + 1 if failure.failing is not None else failure.first
 
 
-# "I'm using X because …", "I'll rerun it since …": why the agent acts, not why something failed.
+# "I'm using X because …", "I'm checking it now because …", "I'll rerun it since …": why the agent
+# acts, not why something failed.
 _ACTING = re.compile(
-    r"^\W*(?:(?:I|we)(?:'ll|’ll| will)|let me|let's|(?:I|we)(?:'m|’m| am|'re|’re| are) (?:using|going to|"
-    r"switching|doing|adding|keeping|taking|trying|following|choosing|leaving|skipping|starting|moving|making)\b)",
+    r"^\W*(?:(?:I|we)(?:'ll|’ll| will)|let me|let's|(?:I|we)(?:'m|’m| am|'re|’re| are) "
+    r"(?!getting\b|seeing\b|hitting\b|receiving\b|missing\b)(?:now\s+)?\w+ing\b)",  # "I'm getting a 403 because …" says why
     re.IGNORECASE,
 )
 # "I've got the root cause.", "Found the issue!", "Root cause:": the cause announced, not said.
