@@ -22,7 +22,9 @@ from .settings import Settings, _unquote
 _EXPORT = re.compile(r"\bexport\s+default\s+|\bmodule\.exports\s*=\s*")
 # What may stand between the export and its value: a call (`defineConfig(`), an arrow (`() => (`),
 # `async`, a type assertion's parentheses.
-_PREFIX = re.compile(r"\s*(?:(?:async\s*)?\(\s*\)\s*=>\s*|[\w$.]+\s*(?:<[^<>()]*>)?\s*|\()*\s*\(?\s*\Z")
+_PREFIX = re.compile(
+    r"\s*(?:(?:async\s*)?(?:\([^(){}\[\]]*\)|[\w$]+)\s*=>\s*|[\w$.]+\s*(?:<[^<>()]*>)?\s*|\()*\s*\(?\s*\Z"
+)
 _ARROW = re.compile(r"\s*\)\s*(?::[^=]*)?=>\s*")
 _NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _KEY = re.compile(r"""\s*(?:([A-Za-z_$][\w$]*)|"((?:\\.|[^"\\])*)"|'((?:\\.|[^'\\])*)'|(\d+))\s*:""")
@@ -59,7 +61,7 @@ def _exported_value(masked: str) -> int | tuple[str, int] | None:
     for m in itertools.islice(_EXPORT.finditer(masked), _EXPORTS_READ):
         rest = masked[m.end() :]
         named = _NAME.match(rest)
-        if named and not rest[named.end() :].lstrip().startswith(("(", "<", ".")):
+        if named and not rest[named.end() :].lstrip().startswith(("(", "<", ".", "=>")):
             defined = re.search(
                 rf"\b(?:const|let|var)\s+{re.escape(named.group(0))}\s*(?::[^=]*)?=\s*", masked
             )
