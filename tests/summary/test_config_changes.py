@@ -633,7 +633,9 @@ def test_js_config_forms_and_fragments() -> None:
         "export default defineConfig(({ mode }) => ({\n  server: { port: 3000 },\n  build: { sourcemap: mode === 'dev' },\n}))"
     ) == {"server.port": "3000", "build.sourcemap": "mode === 'dev'"}
     # webpack's function of its environment, with or without parentheses
-    assert parse_js_config("module.exports = (env, argv) => ({ mode: 'production' })") == {"mode": "production"}
+    assert parse_js_config("module.exports = (env, argv) => ({ mode: 'production' })") == {
+        "mode": "production"
+    }
     assert parse_js_config("module.exports = env => ({ devtool: false })") == {"devtool": "false"}
     # an edit's fragment: members whose brackets balance are read, a cut one gives nothing
     assert parse_js_config("  plugins: [react()],\n  server: { port: 5173 },") == {
