@@ -91,16 +91,15 @@ def _failing_lines(text: str, start: int, end: int) -> str:
         if found is None:
             break
         line_start = text.rfind("\n", start, found.start()) + 1 or start
-        line_end = found.end()
-        for _ in range(_LINES_AFTER + 1):
+        line_end = text.find("\n", found.end(), end) + 1
+        if line_start <= start or not line_end:
+            at = line_end or end  # a line the head or the tail holds part of: not twice
+            continue
+        for _ in range(_LINES_AFTER):  # what it logged, as far as the middle goes
             next_end = text.find("\n", line_end, end)
             if next_end < 0:
-                line_end = end
                 break
             line_end = next_end + 1
-        if line_start <= start or line_end >= end:
-            at = line_end  # a line the head or the tail holds, or cut by them: not twice
-            continue
         lines = [
             line if len(line) <= _LINE_LIMIT else line[:_LINE_LIMIT] + "…"
             for line in text[line_start:line_end].splitlines()

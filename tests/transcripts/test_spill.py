@@ -26,3 +26,9 @@ def test_what_is_kept_of_the_middle_is_bounded_however_much_fails() -> None:
     assert len(head_and_tail(text)) < TEXT_LIMIT + MIDDLE_LIMIT + 200
     plain = "x" * 10_000_000  # no line to keep, one line: the head and the tail only
     assert len(head_and_tail(plain)) < TEXT_LIMIT + 100
+
+
+def test_a_failing_line_just_before_the_tail_is_kept_though_what_it_logged_is_in_the_tail() -> None:
+    tail = "ok\n" * (TEXT_LIMIT // 4)  # 6,000 characters: the tail kept is all "ok" but its start
+    text = "ok\n" * 3000 + "not ok 9 parses dates\n" + tail
+    assert head_and_tail(text).count("not ok 9 parses dates") == 1

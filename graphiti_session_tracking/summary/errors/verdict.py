@@ -179,6 +179,10 @@ class Unnamed(str):
     __slots__ = ()
 
 
+# What a part of a lookup's command line may do besides reading or searching: filter (`| head`).
+_LOOKING = (ToolIntent.READ, ToolIntent.SEARCH, ToolIntent.TRANSFORM)
+
+
 def only_looks(call: ToolCall) -> bool:
     """A shell command that reads or searches (`sed -n`, `cat`, `rg`, `ls`): what it printed is
     what the agent looked at, not what the work did; reading a CI run's log is the work's."""
@@ -192,9 +196,6 @@ def only_looks(call: ToolCall) -> bool:
         part is not None and (part.kind.significance == 0 or part.kind.intent in _LOOKING)
         for _, part in parts(call)
     )
-
-
-_LOOKING = (ToolIntent.READ, ToolIntent.SEARCH, ToolIntent.TRANSFORM)
 
 
 def _named(call: ToolCall, line: str) -> str:
