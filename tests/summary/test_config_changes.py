@@ -617,7 +617,7 @@ def test_a_js_config_modules_exported_object_is_its_settings(tmp_path: Path) -> 
         ("vitest.config.mts", "plugins", None, "[react(), tsconfigPaths()]"),
         ("vitest.config.mts", "test", None, "environment=happy-dom; setupFiles=['./vitest.setup.ts']"),
         ("next.config.ts", "nextConfig", None, "{}"),
-        ("eslint.config.mjs", "eslintConfig", None, '[ ...compat.extends("next/core-web-vitals"), ]'),
+        ("eslint.config.mjs", "eslintConfig", None, '[...compat.extends("next/core-web-vitals")]'),
     ]
 
 
@@ -632,6 +632,10 @@ def test_js_config_forms_and_fragments() -> None:
     assert parse_js_config(
         "export default defineConfig(({ mode }) => ({\n  server: { port: 3000 },\n  build: { sourcemap: mode === 'dev' },\n}))"
     ) == {"server.port": "3000", "build.sourcemap": "mode === 'dev'"}
+    # a value as a reader writes it, not as the formatter laid it out
+    assert parse_js_config('export default {\n  content: [\n    "./src/**/*.{js,ts}",\n  ],\n}') == {
+        "content": '["./src/**/*.{js,ts}"]'
+    }
     # webpack's function of its environment, with or without parentheses
     assert parse_js_config("module.exports = (env, argv) => ({ mode: 'production' })") == {
         "mode": "production"

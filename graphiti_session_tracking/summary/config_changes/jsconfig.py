@@ -29,6 +29,8 @@ _ARROW = re.compile(r"\s*\)\s*(?::[^=]*)?=>\s*")
 _NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _KEY = re.compile(r"""\s*(?:([A-Za-z_$][\w$]*)|"((?:\\.|[^"\\])*)"|'((?:\\.|[^'\\])*)'|(\d+))\s*:""")
 _OPEN = {"{": "}", "[": "]", "(": ")"}
+_AFTER_OPEN = re.compile(r"([\[{(]) (?=\S)")
+_TRAILING_COMMA = re.compile(r",? ([\]})])")
 _EXPORTS_READ = 3
 _DEPTH = 6  # nested objects read as dotted keys this deep; deeper is one value's text
 
@@ -139,8 +141,9 @@ def _top_level_parts(masked: str, start: int, end: int) -> list[tuple[int, int]]
 
 
 def _value(source: str) -> str:
-    """A value's source text on one line; a lone string literal without its quotes."""
-    flat = re.sub(r"([\[{(])\s+(?=[\]})])", r"\1", " ".join(source.split()))
+    """A value's source text on one line, as a reader writes it (`["./src/**/*.ts"]`, not the
+    formatter's `[ "./src/**/*.ts", ]`); a lone string literal without its quotes."""
+    flat = _TRAILING_COMMA.sub(r"\1", _AFTER_OPEN.sub(r"\1", " ".join(source.split())))
     if flat.endswith(";"):
         flat = flat[:-1].rstrip()
     if len(flat) >= 2 and flat[0] == flat[-1] == "`" and "${" not in flat:
