@@ -83,7 +83,8 @@ _LINE_LIMIT = 300
 
 
 def _failing_lines(text: str, start: int, end: int) -> str:
-    """The failing lines between `start` and `end` (whole lines inside them), up to MIDDLE_LIMIT."""
+    """The failing lines between `start` and `end` (whole lines inside them), about MIDDLE_LIMIT
+    of them (the caller cuts)."""
     kept: list[str] = []
     size, at = 0, start
     while size < MIDDLE_LIMIT:
@@ -108,7 +109,7 @@ def _failing_lines(text: str, start: int, end: int) -> str:
         kept.append(block)
         size += len(block) + 1
         at = line_end
-    return "\n".join(kept)[:MIDDLE_LIMIT]
+    return "\n".join(kept)
 
 
 def block_text(content: Any) -> str:

@@ -13,6 +13,7 @@ from .._sentences import cut
 from .commands import _command, _is_check, _kind_key, _verdict, parts
 from .lines import (
     _EXIT_CODE,
+    _SUDO_PASSWORD,
     _TIMED_OUT,
     _WARNING,
     ERROR_LIMIT,
@@ -76,7 +77,7 @@ _COULD_NOT_RUN = re.compile(
     r"|^/usr/bin/env: .+: No such file or directory$"
     r"|^[\w./-]*(?:bash|zsh|sh|dash)(?::\d+)?: (?:line \d+: )?[\w./-]+: (?:No such file or directory|Permission denied)$"
     r"|^.*: bad interpreter: .*$"
-    r"|^sudo: (?:a terminal is required|a password is required|\d+ incorrect password attempts?|.+ is not in the sudoers file).*$",
+    rf"|{_SUDO_PASSWORD.pattern}.*$|^sudo: (?:\d+ incorrect password attempts?|.+ is not in the sudoers file).*$",
     re.MULTILINE,
 )
 
