@@ -1733,3 +1733,26 @@ def test_a_failing_line_in_the_middle_of_a_long_output_is_kept_and_recorded(tmp_
     [record] = extract_errors_resolved(t.read(tmp_path))
 
     assert record.error.startswith("not ok 700 a non-zero exit should be an error")
+
+
+def test_a_lookup_that_never_finished_or_never_reached_its_remote_is_an_error(tmp_path: Path) -> None:
+    t = TranscriptBuilder()
+    t.user("Where is spec-kit mentioned, and is the branch on the remote?")
+    # Codex's form of a time limit: the exit code first, then what stopped the command
+    t.bash("grep -R spec-kit -n", "Exit code 124\ncommand timed out after 10019 milliseconds", is_error=True)
+    t.bash("rg -n spec-kit docs", "docs/a.md:3: spec-kit")
+    t.bash(
+        "git ls-remote origin 2>&1 | head",  # the pipe hides git's exit status
+        "ssh: Could not resolve hostname github.com: Temporary failure in name resolution\n"
+        "fatal: Could not read from remote repository.\n\n"
+        "Please make sure you have the correct access rights",
+    )
+    t.bash("git show abc123", "fatal: bad object abc123", is_error=True)  # probing: not the work failing
+    t.bash("ls missing", "ls: cannot access 'missing': No such file or directory", is_error=True)
+
+    hung, unreached = extract_errors_resolved(t.read(tmp_path))
+
+    assert hung.error == "grep: command timed out after 10019 milliseconds"
+    assert hung.fix == ""  # another program found it: what took its place is not for a rule to say
+    assert unreached.error.startswith("ssh: Could not resolve hostname github.com")
+    assert unreached.fix == ""

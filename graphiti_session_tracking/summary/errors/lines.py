@@ -30,7 +30,11 @@ from .reports import (
 ERROR_LIMIT = 200
 _MAX_RECORDS_PER_RUN = 5  # distinct failing lines of one run kept as records; the rest are named
 
-_TIMED_OUT = re.compile(r"\A\s*Command timed out")
+# The harness stopping a command at its time limit: Claude Code's `Command timed out after 2m 0.0s`,
+# Codex's `Exit code 124` then `command timed out after 10019 milliseconds`.
+_TIMED_OUT = re.compile(
+    r"\A\s*(?:Exit code 124\s+)?([Cc]ommand timed out(?: after \d+(?:\.\d+)?\s*[a-z]+(?: \d+(?:\.\d+)?[a-z]+)?)?)"
+)
 _EXIT_CODE = re.compile(r"\AExit code (-?\d+)")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\^\[\[[0-9;]*m")
 _TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")

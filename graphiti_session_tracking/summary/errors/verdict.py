@@ -147,7 +147,7 @@ def _failure_lines(call: ToolCall) -> list[str] | None:
     if _READS_CI.search(_command(call)):
         return error_lines(text)  # the work's failure, read back from CI; none printed: it passed
     if only_looks(call):
-        return None  # `grep` finding nothing or `ls` of a missing folder is looking, not failing
+        return _looking_failed(call, text)
     if _OLD_CODE_CHECKED.search(_command(call)) and _is_check(call):
         return None  # the fix taken out to see the new test fail: meant to fail, not the work failing
     if _TIMED_OUT.match(text):
@@ -170,6 +170,33 @@ def _failure_lines(call: ToolCall) -> list[str] | None:
         return None  # a failure that names nothing ("Error"), or a missing file: not the work failing
     line = cut(said, ERROR_LIMIT)
     return [line if _FAILED_OUTPUT.search(said) else Unnamed(line)]  # `curl: (7) Failed to connect …`
+
+
+# A remote a lookup could not reach (`git ls-remote`, `gh pr view`): the network or the credentials
+# failed, not the looking. Git's conclusion comes after its reason, and is kept only without one.
+_UNREACHABLE = re.compile(
+    r"^(?:ssh: .*\b(?:resolve|connect to host|Connection (?:refused|reset|timed out|closed)|unreachable)\b.*"
+    r"|.*\bPermission denied \(publickey\b.*"
+    r"|fatal: (?:unable to access '[^']*': .*|Authentication failed for .*|could not read (?:Username|Password) for .*"
+    r"|repository '[^']*' not found)"
+    r"|error connecting to \S+.*)$",
+    re.MULTILINE | re.IGNORECASE,
+)
+_UNREACHED = re.compile(r"^fatal: Could not read from remote repository\.?$", re.MULTILINE | re.IGNORECASE)
+
+
+def _looking_failed(call: ToolCall, text: str) -> list[str] | None:
+    """A lookup says nothing about the work (`grep` finding nothing, `ls` of a missing folder is
+    looking), unless it never finished or never reached its remote: then the session had to find
+    another way, and a reader counts it (a `grep -R` over a whole disk stopped at the time limit)."""
+    timed_out = _TIMED_OUT.match(text)
+    if timed_out:
+        program = _kind_key(call)[1]
+        return [cut(f"{program}: {timed_out.group(1)}" if program else timed_out.group(1), ERROR_LIMIT)]
+    reason = _UNREACHABLE.search(text) or _UNREACHED.search(text)
+    if reason is None:
+        return None
+    return error_lines(text) or [cut(reason.group(0).strip(), ERROR_LIMIT)]  # read as a fetch's would be
 
 
 class Unnamed(str):
