@@ -97,5 +97,6 @@ def _split(text: str) -> tuple[Sentence, ...]:
             raw = raw.replace("\0", ".").strip()
             clean = plain(raw)
             if clean:
-                result.append(Sentence(text=clean, prose=plain(masked(raw))))
+                # Codex and many editors write "I’ll": the rules read one apostrophe
+                result.append(Sentence(text=clean, prose=plain(masked(raw)).replace("’", "'")))
     return tuple(result)

@@ -324,7 +324,14 @@ def fit(lines: list[ContentLine], max_chars: int) -> tuple[list[ContentLine], st
     steps: list[tuple[str, list[ContentLine]]] = []
     kept = [line for line in lines if line.priority != LOOKUP]
     steps.append(("reads and searches", kept))
-    shortened = [replace(ln, text=salient_cut(ln.text, 400)) if ln.priority == USEFUL else ln for ln in kept]
+    # Long texts cut no shorter than the budget needs: a choice said in the middle of a long
+    # answer survives a cut to 1,200 characters more often than one to 400.
+    for cap in _SHORTEN_CAPS:
+        shortened = [
+            replace(ln, text=salient_cut(ln.text, cap)) if ln.priority == USEFUL else ln for ln in kept
+        ]
+        if _size(shortened) <= max_chars:
+            break
     steps.append(("long texts shortened", shortened))
     essential = [ln for ln in shortened if ln.priority == ESSENTIAL]
     room = max_chars - _size(essential)
@@ -353,6 +360,7 @@ def fit(lines: list[ContentLine], max_chars: int) -> tuple[list[ContentLine], st
     )
 
 
+_SHORTEN_CAPS = (1_600, 1_200, 800, 600, 400)  # the last is the cap the selection works with
 _SQUEEZE_CAPS = (800, 500, 300, 200)
 
 

@@ -132,6 +132,22 @@ def test_under_a_budget_calls_that_succeeded_go_before_the_assistants_words() ->
     assert 0 < sum(line.priority == ACTION for line in kept) < 40  # the calls fill what is left
 
 
+def test_long_texts_are_cut_no_shorter_than_the_budget_needs() -> None:
+    """A narrative a little over the budget keeps most of each long answer (every sentence of
+    which gives a choice): cutting each to 400 characters would lose most of them for nothing."""
+    from graphiti_session_tracking.summary.content import USEFUL, ContentLine, fit
+
+    choices = " ".join(
+        f"Part {i} uses approach {i} instead of approach {i}b because it is simpler." for i in range(20)
+    )
+    lines = [ContentLine(i, f"Assistant: {choices}", USEFUL) for i in range(6)]
+    budget = sum(len(line.text) + 8 for line in lines) - 200
+    kept, note = fit(lines, budget)
+    assert note is not None and "long texts shortened" in note
+    assert sum(len(line.text) + 8 for line in kept) <= budget and len(kept) == 6
+    assert all(1_000 < len(line.text) <= 1_200 for line in kept)
+
+
 def _lines(call: ToolCall) -> list[tuple[str, int]]:
     from graphiti_session_tracking.summary.content import _call_lines
 
