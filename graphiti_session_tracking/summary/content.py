@@ -282,7 +282,7 @@ def _cut(text: str, limit: int = _TEXT_LIMIT) -> str:
 _CHOICE = re.compile(
     r"(?i)\b(?:instead of|rather than|decid\w*|chose|choose|chosen|option|approach|prefer\w*|go with|"
     r"going with|trade-?off|because|so that|recommend\w*|plan|alternative|switch\w* to|keep|drop|revert\w*|"
-    r"should|won't|will not|let's|we'll|I'll)\b"
+    r"should|won['’]t|will not|let['’]s|we['’]ll|I['’]ll)\b"  # Codex writes "I’ll"
 )
 _NAMED = re.compile(r"`[^`]{2,80}`|\b[\w.-]+\.[a-z]{1,5}\b|--[\w-]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?:])\s+(?=[A-Z`\-*\d])|\n+")
