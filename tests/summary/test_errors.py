@@ -1749,6 +1749,9 @@ def test_a_lookup_that_never_finished_or_never_reached_its_remote_is_an_error(tm
     )
     t.bash("git show abc123", "fatal: bad object abc123", is_error=True)  # probing: not the work failing
     t.bash("ls missing", "ls: cannot access 'missing': No such file or directory", is_error=True)
+    t.bash(
+        "tail -f server.log", "Command timed out after 2m 0.0s\nlistening on :8080", is_error=True
+    )  # meant to run on
 
     hung, unreached = extract_errors_resolved(t.read(tmp_path))
 

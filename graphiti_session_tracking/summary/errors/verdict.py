@@ -185,11 +185,17 @@ _UNREACHABLE = re.compile(
 _UNREACHED = re.compile(r"^fatal: Could not read from remote repository\.?$", re.MULTILINE | re.IGNORECASE)
 
 
+# Following a log (`tail -f`, `journalctl -f`, `docker logs --follow`) runs until it is stopped.
+_FOLLOWS = re.compile(r"\b(?:tail|journalctl|logs)\b[^|;&\n]*\s(?:-[a-zA-Z]*[fF][a-zA-Z]*|--follow)\b")
+
+
 def _looking_failed(call: ToolCall, text: str) -> list[str] | None:
     """A lookup says nothing about the work (`grep` finding nothing, `ls` of a missing folder is
     looking), unless it never finished or never reached its remote: then the session had to find
     another way, and a reader counts it (a `grep -R` over a whole disk stopped at the time limit)."""
     timed_out = _TIMED_OUT.match(text)
+    if timed_out and _FOLLOWS.search(_command(call)):
+        return None  # a log followed until the time limit: it was meant to run on
     if timed_out:
         program = _kind_key(call)[1]
         return [cut(f"{program}: {timed_out.group(1)}" if program else timed_out.group(1), ERROR_LIMIT)]
