@@ -172,6 +172,13 @@ def _how(session: Session, label: dict[str, Any]) -> str:
         if _all_phrases(message.text, label):
             who = "a person's" if message.is_human else f"a non-human {message.role}"
             return f"; read as {who} text of {'over' if len(message.text) > 3_000 else 'under'} 3,000 chars"
+    for call in session.tool_calls:
+        written = json.dumps(call.full_input, ensure_ascii=False)
+        if _all_phrases(written, label):
+            size = "over" if len(written) > 3_000 else "under"
+            return (
+                f"; read as the input of a call ({call.kind.value if call.kind else '?'}), {size} 3,000 chars"
+            )
     return f"; not read into the session ({session.agent}, {len(session.messages)} messages read)"
 
 
