@@ -173,16 +173,15 @@ def _failure_lines(call: ToolCall) -> list[str] | None:
 
 
 # A remote a lookup could not reach (`git ls-remote`, `gh pr view`): the network or the credentials
-# failed, not the looking. Git's conclusion comes after its reason, and is kept only without one.
+# failed, not the looking. Which lines it says so in is `error_lines`' to tell (the reason first).
 _UNREACHABLE = re.compile(
     r"^(?:ssh: .*\b(?:resolve|connect to host|Connection (?:refused|reset|timed out|closed)|unreachable)\b.*"
     r"|.*\bPermission denied \(publickey\b.*"
     r"|fatal: (?:unable to access '[^']*': .*|Authentication failed for .*|could not read (?:Username|Password) for .*"
-    r"|repository '[^']*' not found)"
+    r"|repository '[^']*' not found|Could not read from remote repository\.?)"
     r"|error connecting to \S+.*)$",
     re.MULTILINE | re.IGNORECASE,
 )
-_UNREACHED = re.compile(r"^fatal: Could not read from remote repository\.?$", re.MULTILINE | re.IGNORECASE)
 
 
 # Following a log (`tail -f`, `journalctl -f`, `docker logs --follow`) runs until it is stopped.
@@ -199,7 +198,7 @@ def _looking_failed(call: ToolCall, text: str) -> list[str] | None:
     if timed_out:
         program = _kind_key(call)[1]
         return [cut(f"{program}: {timed_out.group(1)}" if program else timed_out.group(1), ERROR_LIMIT)]
-    reason = _UNREACHABLE.search(text) or _UNREACHED.search(text)
+    reason = _UNREACHABLE.search(text)
     if reason is None:
         return None
     return error_lines(text) or [cut(reason.group(0).strip(), ERROR_LIMIT)]  # read as a fetch's would be
