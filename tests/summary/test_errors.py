@@ -1759,3 +1759,23 @@ def test_a_lookup_that_never_finished_or_never_reached_its_remote_is_an_error(tm
     assert hung.fix == ""  # another program found it: what took its place is not for a rule to say
     assert unreached.error.startswith("ssh: Could not resolve hostname github.com")
     assert unreached.fix == ""
+
+
+def test_a_credential_in_an_unreachable_remote_is_not_kept(tmp_path: Path) -> None:
+    import asyncio
+
+    from graphiti_session_tracking.summary import summarize_session
+
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    t = TranscriptBuilder()
+    t.user("Is the branch pushed?")
+    t.bash(
+        f"git ls-remote https://alice:{token}@github.com/a/b.git 2>&1 | head",
+        f"fatal: unable to access 'https://alice:{token}@github.com/a/b.git/': Could not resolve host: github.com",
+    )
+
+    summary = asyncio.run(summarize_session(t.read(tmp_path)))
+
+    [record] = summary.errors_resolved
+    assert record.error.startswith("fatal: unable to access 'https://alice:[REDACTED")
+    assert token not in summary.model_dump_json()
