@@ -69,9 +69,6 @@ def _outcome(call: ToolCall) -> str:
         return " (no result)"
     if not call.result.is_error:
         return ""
-    found = failure_lines(call)
-    if found:  # the line the error records would hold, not a stack frame or the totals
-        return f" → FAILED: {_short(found[0], 160)}"
     lines = [ln.strip() for ln in call.result.text.splitlines() if ln.strip()]
     telling = next((ln for ln in reversed(lines) if "error" in ln.lower() or "exception" in ln.lower()), None)
     telling = telling or next((ln for ln in reversed(lines) if _FAILING.search(ln)), None)
@@ -230,7 +227,7 @@ def _call_lines(call: ToolCall, cwd: str | None) -> list[tuple[str, int]]:
     elif call.kind is ToolKind.SUBAGENT and result:
         lines.append((f"    → sub-agent's report: {_cut(' '.join(result.split()), _EVIDENCE_LIMIT)}", USEFUL))
     elif result and call.kind is not ToolKind.READ:
-        failing = failing_lines(result, everything=failed, first=failure_lines(call) or [])
+        failing = failing_lines(result, everything=failed)
         if failing:  # a log read back, a curl body: a lookup's output is cut first, not left out
             worth = ESSENTIAL if work else ACTION if failed else LOOKUP if lookup else USEFUL
             lines.append((f"    output: {failing}", worth))
@@ -255,18 +252,13 @@ def _is_lookup(call: ToolCall) -> bool:
     return call.kind in _LOOKUP or reads_files_only(call)
 
 
-def failing_lines(
-    output: str, *, everything: bool = False, limit: int = _EVIDENCE_LIMIT, first: list[str] | None = None
-) -> str:
+def failing_lines(output: str, *, everything: bool = False, limit: int = _EVIDENCE_LIMIT) -> str:
     """The lines of a tool's output that say what failed (` | `-joined), within `limit`; for a
-    call that failed and names nothing, its last lines. `first`: the failing lines the error rules
-    found (errors.verdict), put ahead: a test runner's `× test → message` or a compiler's
-    diagnostic names no failure word, and the model should see the lines the records hold."""
+    call that failed and names nothing, its last lines."""
     lines = [ln.strip() for ln in output.splitlines() if ln.strip() and not _EXIT_LINE.match(ln.strip())]
     telling = [ln for ln in lines if _FAILING.search(ln)]
     if everything and len(telling) < 2:
         telling = lines[-8:]  # a failure naming itself in no known words: its last lines
-    telling = [*(first or []), *telling]
     return _cut(" | ".join(_unique_lines(telling)), limit) if telling else ""
 
 
