@@ -17,7 +17,7 @@ from transcripts.large_transcripts import write_many_calls
 
 from graphiti_session_tracking.config import AppConfig, ConfigError, GraphConfig
 from graphiti_session_tracking.graph.backends import open_backend
-from graphiti_session_tracking.pipeline import compose
+from graphiti_session_tracking.pipeline import compose, parallel
 from graphiti_session_tracking.pipeline.ledger import Ledger
 from graphiti_session_tracking.pipeline.parallel import PARALLEL_MIN, WORKERS_ENV, Readers, read_in_worker
 
@@ -43,7 +43,7 @@ async def _ingest(tmp_path: Path, name: str, sources: list[Path]) -> tuple[Any, 
 
 async def test_workers_write_what_one_process_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     sources = _sources(tmp_path / "transcripts")
-    monkeypatch.setattr(compose, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN", 1)  # read when a run starts
     monkeypatch.setattr(compose, "ROUND_SIZE", 3)  # the next round is read while one is written
     started: list[int] = []
     monkeypatch.setattr(Readers, "__init__", _counting(Readers.__init__, started))
@@ -87,7 +87,6 @@ async def test_a_dead_worker_loses_no_source(tmp_path: Path) -> None:
 
 
 def test_a_worker_reports_an_unusable_source_by_name(tmp_path: Path) -> None:
-    from graphiti_session_tracking.pipeline import parallel
 
     parallel._start_worker([], [], str(tmp_path / "cache.json"))
     missing = tmp_path / "gone.jsonl"
