@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/agreement.py [--split test|dev] [--second FOLDER]
 
-A second reader labelled some transcripts of each split (`<split>/labels-second`) from the transcript and ../shared/LABELLING.md alone,
-never seeing the first reader's labels. Its records are scored as if they were the tool's rows,
+A second reader labelled some transcripts of each split (`<split>/labels-second`) from the
+transcript and ../shared/LABELLING.md alone, never seeing the first reader's labels. Its records are scored as if they were the tool's rows,
 with the same strict one-to-one matcher (every `match` phrase of a first-reader label must be in
 the row), beside the offline and LLM paths on the same sessions. A reader who read every line
 scores what a perfect tool could score against one set of labels; goals above it cannot be shown

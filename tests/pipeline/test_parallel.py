@@ -87,7 +87,6 @@ async def test_a_dead_worker_loses_no_source(tmp_path: Path) -> None:
 
 
 def test_a_worker_reports_an_unusable_source_by_name(tmp_path: Path) -> None:
-
     parallel._start_worker([], [], str(tmp_path / "cache.json"))
     missing = tmp_path / "gone.jsonl"
     failed = read_in_worker(str(missing))
