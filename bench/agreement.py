@@ -29,8 +29,9 @@ from fidelity import (
     BY_AGENT,
     DEFAULT_CORPUS,
     _all_phrases,
-    _dotted_prefix,
-    _same_file,
+    config_matches,
+    config_row,
+    decision_row,
     load_split,
     offline,
     pairs,
@@ -67,24 +68,16 @@ def _either(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
     """Both readers' labels of a session, a second-reader label left out when one of the first
     reader's records already matches it (the same record, not two): a row is true when at least
     one careful reader wrote it down."""
-
-    def config_match(row: dict[str, Any], label: dict[str, Any]) -> bool:
-        return _same_file(str(row.get("file", "")), str(label.get("file", ""))) and _dotted_prefix(
-            str(row.get("setting", "")), str(label.get("setting", ""))
-        )
-
-    def phrase_match(field: str) -> Any:
-        return lambda row, label: _all_phrases(f"{row.get(field, '')} || {row.get('rationale', '')}", label)
-
+    ours = _as_summary(first)
     union = dict(first)
-    for key, matches in (
-        ("errors", phrase_match("error")),
-        ("decisions", phrase_match("decision")),
-        ("config_changes", config_match),
+    for key, rows, matches in (
+        ("errors", [e.error for e in ours.errors_resolved], _all_phrases),
+        ("decisions", [decision_row(d) for d in ours.key_decisions], _all_phrases),
+        ("config_changes", [config_row(c) for c in ours.config_changes], config_matches),
     ):
-        ours, theirs = first.get(key) or [], second.get(key) or []
-        covered = set(pairs(ours, theirs, matches).values())
-        union[key] = [*ours, *(label for i, label in enumerate(theirs) if i not in covered)]
+        theirs = second.get(key) or []
+        covered = set(pairs(rows, theirs, matches).values())
+        union[key] = [*(first.get(key) or []), *(label for i, label in enumerate(theirs) if i not in covered)]
     return union
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from fidelity import DEFAULT_CORPUS, _all_phrases, load_split, pairs
+from fidelity import DEFAULT_CORPUS, _all_phrases, decision_row, load_split, pairs
 
 from graphiti_session_tracking.summary.decisions import extract as extract_module
 from graphiti_session_tracking.summary.decisions.record import _Found
@@ -59,7 +59,7 @@ def diagnose(split: str, corpus: Path) -> None:
             session = read_transcript(transcript)
             labels = list(label.get("decisions", []))
             records = list(extract_module.extract_decisions(session))
-            texts = [f"{record.decision} || {record.rationale or ''}" for record in records]
+            texts = [decision_row(record) for record in records]
             paired = pairs(texts, labels, _all_phrases)
             taken = set(paired.values())
             for index, record in enumerate(records):

@@ -156,8 +156,13 @@ def error_score(summary: EnhancedSessionSummary, labels: list[dict[str, Any]]) -
     return score
 
 
+def decision_row(decision: Any) -> str:
+    """What a decision label's phrases are looked for in: the choice and its rationale."""
+    return f"{decision.decision} || {decision.rationale or ''}"
+
+
 def decision_score(summary: EnhancedSessionSummary, labels: list[dict[str, Any]]) -> Score:
-    rows = [f"{d.decision} || {d.rationale or ''}" for d in summary.key_decisions or []]
+    rows = [decision_row(d) for d in summary.key_decisions or []]
     return match_one_to_one(rows, labels, _all_phrases)[0]
 
 
@@ -171,17 +176,22 @@ def _dotted_prefix(a: str, b: str) -> bool:
     return a == b or any(x.startswith(y + sep) for x, y in ((a, b), (b, a)) for sep in ".[")
 
 
+def config_row(change: Any) -> str:
+    return f"{change.file}\x1f{change.setting}"
+
+
+def config_matches(row: str, label: dict[str, Any]) -> bool:
+    """The same file, and one setting the other or a dotted part of it (`config_row`'s row)."""
+    file, setting = row.split("\x1f", 1)
+    return _same_file(file, str(label.get("file", ""))) and _dotted_prefix(
+        setting, str(label.get("setting", ""))
+    )
+
+
 def config_score(summary: EnhancedSessionSummary, labels: list[dict[str, Any]]) -> Score:
     changes = summary.config_changes or []
-    rows = [f"{c.file}\x1f{c.setting}" for c in changes]
-
-    def matches(row: str, label: dict[str, Any]) -> bool:
-        file, setting = row.split("\x1f", 1)
-        return _same_file(file, str(label.get("file", ""))) and _dotted_prefix(
-            setting, str(label.get("setting", ""))
-        )
-
-    score = match_one_to_one(rows, labels, matches)[0]
+    rows = [config_row(c) for c in changes]
+    score = match_one_to_one(rows, labels, config_matches)[0]
     score.noise = [n.replace("\x1f", ": ") for n in score.noise]
     score.no_value = sum(1 for c in changes if not (c.new_value or "").strip())
     return score
