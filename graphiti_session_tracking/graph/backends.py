@@ -25,6 +25,7 @@ from graphiti_session_tracking.uri import mask_uri
 
 from .dialect import Dialect, dialect_of
 from .falkordblite import STATEMENT_TIMEOUT_S, EmbeddedError, EmbeddedFalkor, check_database_file
+from .resp import LoadingError, ReplyError
 
 if TYPE_CHECKING:
     from graphiti_core.driver.driver import GraphDriver
@@ -70,6 +71,7 @@ def is_connection_loss(exc: BaseException) -> bool:
         RedisConnectionError,
         RedisTimeoutError,
         BusyLoadingError,
+        LoadingError,
         ConnectionError,
         TimeoutError,
     )
@@ -85,6 +87,31 @@ def is_connection_loss(exc: BaseException) -> bool:
 Read = Callable[[str, dict[str, Any]], Awaitable[list[dict[str, Any]]]]
 
 
+class _ServerGraphs:
+    """falkordb-py's client of a FalkorDB server, read as resp.GraphReader reads FalkorDB Lite."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    async def ro_query(
+        self, graph: str, cypher: str, params: dict[str, Any]
+    ) -> tuple[list[str], list[list[Any]]]:
+        from redis.exceptions import ResponseError
+
+        try:
+            result = await self.client.select_graph(graph).ro_query(cypher, params)
+        except ResponseError as exc:
+            raise ReplyError(str(exc)) from exc
+        return [column[1] for column in result.header], result.result_set
+
+    async def list_graphs(self) -> list[str]:
+        graphs: list[str] = await self.client.list_graphs()
+        return graphs
+
+    async def close(self) -> None:
+        await self.client.close()
+
+
 @dataclass
 class Backend:
     """An open graph backend. `read` runs a query on one group with the database's own client
@@ -93,10 +120,11 @@ class Backend:
 
     kind: str
     location: str  # what messages name: a server's URI with its password masked, or the file
-    client: Any  # falkordb.asyncio.FalkorDB, or neo4j's AsyncDriver
+    client: Any  # resp.GraphReader (FalkorDB Lite), _ServerGraphs (a FalkorDB server), neo4j's AsyncDriver
     make_driver: Callable[[], GraphDriver]
     writable: bool = True
     database: str = "neo4j"
+    client_is_drivers: bool = True  # the driver closes the client (not so FalkorDB Lite's reader)
     _driver: GraphDriver | None = None
     _group_drivers: dict[str, GraphDriver] = field(default_factory=dict)
     _embedded: EmbeddedFalkor | None = None
@@ -142,16 +170,13 @@ class Backend:
         if self.graph_per_group:
             if group_id is None:
                 raise ValueError("FalkorDB keeps each group in its own graph: name the group")
-            from redis.exceptions import ResponseError
-
             try:
-                result = await self.client.select_graph(group_id).ro_query(cypher, params)
-            except ResponseError as exc:
+                names, rows = await self.client.ro_query(group_id, cypher, params)
+            except ReplyError as exc:
                 if "empty key" in str(exc):  # no graph of that name: nothing in it, as Neo4j answers
                     return []
                 raise
-            names = [column[1] for column in result.header]
-            return [dict(zip(names, row, strict=False)) for row in result.result_set]
+            return [dict(zip(names, row, strict=False)) for row in rows]
         records, _, _ = await self.client.execute_query(cypher, params, database_=self.database)
         return [dict(record) for record in records]
 
@@ -189,7 +214,8 @@ class Backend:
         with contextlib.suppress(Exception):
             if self._driver is not None:
                 await self._driver.close()  # type: ignore[no-untyped-call]
-            else:
+        with contextlib.suppress(Exception):
+            if self._driver is None or not self.client_is_drivers:
                 await self.client.close()
         if self._embedded is not None:
             await self._embedded.close()
@@ -241,24 +267,27 @@ async def _open(config: GraphConfig, writable: bool) -> Backend:
             embedded = EmbeddedFalkor(Path(config.db_path), writable=writable)
         except EmbeddedError as exc:
             raise BackendError(str(exc)) from None
-        try:
-            client = embedded.async_client()
-        except BaseException:
-            await embedded.close()
-            raise
         return Backend(
-            "falkordblite", str(embedded.path), client, _falkor_driver(client), writable, _embedded=embedded
+            "falkordblite",
+            str(embedded.path),
+            embedded.reader(),
+            _falkor_driver(embedded.async_client),
+            writable,
+            client_is_drivers=False,
+            _embedded=embedded,
         )
     if config.backend == "neo4j":
         return await _open_neo4j(config, writable)
     return await _open_falkordb_server(config, writable)
 
 
-def _falkor_driver(client: Any) -> Callable[[], GraphDriver]:
+def _falkor_driver(client: Callable[[], Any]) -> Callable[[], GraphDriver]:
+    """Graphiti's driver on the falkordb-py client that `client` gives (made when first needed)."""
+
     def make() -> GraphDriver:
         from graphiti_core.driver.falkordb_driver import FalkorDriver
 
-        driver = FalkorDriver(falkor_db=client)
+        driver = FalkorDriver(falkor_db=client())
         task = getattr(driver, "_init_task", None)
         if task is not None:  # made in a running loop: cancelled before it starts (see below)
             task.cancel()
@@ -373,7 +402,7 @@ async def _open_falkordb_server(config: GraphConfig, writable: bool) -> Backend:
         client = FalkorDB(**options, socket_timeout=max(timeout, STATEMENT_TIMEOUT_S))
     except Exception as exc:
         raise BackendError(f"cannot reach FalkorDB at {uri}: {_reason(exc, config)}") from exc
-    return Backend("falkordb", mask_uri(uri), client, _falkor_driver(client), writable)
+    return Backend("falkordb", mask_uri(uri), _ServerGraphs(client), _falkor_driver(lambda: client), writable)
 
 
 def _reason(exc: BaseException, config: GraphConfig) -> str:

@@ -44,6 +44,7 @@ from .falkordblite import (
     sync_client,
     terminate,
 )
+from .resp import LoadingError, ReplyError
 
 
 class _Keeper:
@@ -113,9 +114,6 @@ class _Keeper:
                 alias.unlink(missing_ok=True)
 
     def _wait_until_ready(self) -> None:
-        from redis.exceptions import BusyLoadingError
-        from redis.exceptions import ConnectionError as RedisConnectionError
-
         deadline = time.monotonic() + START_TIMEOUT_S
         client = None
         try:
@@ -130,7 +128,7 @@ class _Keeper:
                     try:
                         client.ping()
                         return
-                    except (BusyLoadingError, RedisConnectionError):
+                    except (LoadingError, OSError):
                         pass
                 if time.monotonic() > deadline:
                     raise EmbeddedError(
@@ -158,8 +156,6 @@ class _Keeper:
 
     def watch(self, idle_s: float) -> None:
         """Until the server has had no client but us for `idle_s`, or it died, or we are told to stop."""
-        from redis.exceptions import RedisError
-
         poll = min(0.5, max(0.05, idle_s / 10))
         client = sync_client(self.socket)
         quiet_since: float | None = None
@@ -169,7 +165,7 @@ class _Keeper:
                 return  # died: its log and record stay for the next opener, which says why
             try:
                 alone = int(client.info("clients")["connected_clients"]) <= 1
-            except RedisError:
+            except (ReplyError, OSError):
                 alone = False  # busy loading or saving: not idle
             now = time.monotonic()
             quiet_since = (quiet_since or now) if alone else None

@@ -50,6 +50,8 @@ from typing import IO, Any
 
 from graphiti_session_tracking.private_files import open_private, private_folder, write_private
 
+from .resp import Connection, GraphReader, LoadingError
+
 LOCK_WAIT_S = 30.0  # the start lock is held for a start or an attach: long only while a big file loads
 WRITE_WAIT_S = 600.0  # a writer waits for another (a first ingest of 1,000 sessions takes a minute)
 DEFAULT_IDLE_S = 30.0  # the shared server stops after this long with no process using it
@@ -113,7 +115,7 @@ class EmbeddedFalkor:
         self.socket = ""
         self._log = LogFolder(self.path)
         self._record: dict[str, Any] = {}
-        self._presence: Any = None  # our connection: the keeper never stops a server in use
+        self._presence: Connection | None = None  # ours: the keeper never stops a server in use
         self._pool: Any = None
         self._write_lock: IO[str] | None = None
         self._closed = False
@@ -151,21 +153,20 @@ class EmbeddedFalkor:
                     self._connect(record)
                     return
                 except EmbeddedError:
-                    self._presence.close()  # it died as we came (a zombie not yet reaped): start anew
+                    if self._presence is not None:
+                        self._presence.close()  # it died as we came (a zombie not yet reaped): start anew
             _clean_stale(self.path)
             _refuse_foreign_server(self.path)
             self._connect(_start_keeper(self.path, writer=self.writable))
 
     def _connect(self, record: dict[str, Any]) -> None:
-        from redis.exceptions import ConnectionError as RedisConnectionError
-
         self._record = record
         self.socket = str(record["socket"])
-        self._presence = sync_client(self.socket)
+        self._presence = presence = sync_client(self.socket)
         try:
-            _wait_until_loaded(self._presence, self.path, self._alive)
-            served = self._presence.config_get("dir").get("dir")
-        except RedisConnectionError as exc:
+            _wait_until_loaded(presence, self.path, self._alive)
+            served = presence.config_get("dir").get("dir")
+        except OSError as exc:
             raise EmbeddedError(
                 self.why_stopped() or f"cannot reach the server of {self.path}: {exc}"
             ) from None
@@ -176,6 +177,7 @@ class EmbeddedFalkor:
         """A writer needs the append-only log: a server loaded from an RDB file alone (a reader
         started it, or the file was written the ordinary way) is switched to it first."""
         client = self._presence
+        assert client is not None  # attached
         wait_for_rewrite(client, self._alive)
         if client.config_get("appendonly").get("appendonly") == "yes":
             return
@@ -206,6 +208,10 @@ class EmbeddedFalkor:
         return f"FalkorDB Lite's server stopped: {server_log_tail(self._workdir)}"
 
     # --- using and closing --------------------------------------------------------------------
+
+    def reader(self) -> GraphReader:
+        """Read-only queries on the server's socket, without redis-py (resp.py says why)."""
+        return GraphReader(self.socket, max_connections=MAX_CONNECTIONS, timeout=STATEMENT_TIMEOUT_S)
 
     def async_client(self) -> Any:
         """A FalkorDB client (what graphiti-core's FalkorDriver takes) on the server's socket. Its
@@ -264,7 +270,7 @@ def _detach_all_at_exit() -> None:
 atexit.register(_detach_all_at_exit)
 
 
-def save(client: Any, path: Path, log: LogFolder, alive: Callable[[], None]) -> None:
+def save(client: Connection, path: Path, log: LogFolder, alive: Callable[[], None]) -> None:
     """After writes: save the RDB file in the background (readers go on being answered) for
     tools that read it without the log, and compact the log into one RDB-format base, so the next
     start loads a snapshot instead of replaying every statement ever written."""
@@ -288,7 +294,7 @@ def save(client: Any, path: Path, log: LogFolder, alive: Callable[[], None]) -> 
     wait_for_rewrite(client, alive)
 
 
-def wait_for_rewrite(client: Any, alive: Callable[[], None]) -> dict[str, Any]:
+def wait_for_rewrite(client: Connection, alive: Callable[[], None]) -> dict[str, Any]:
     while True:
         info: dict[str, Any] = client.info("persistence")
         if not info["aof_rewrite_in_progress"] and not info["aof_rewrite_scheduled"]:
@@ -297,15 +303,13 @@ def wait_for_rewrite(client: Any, alive: Callable[[], None]) -> dict[str, Any]:
         time.sleep(0.01)
 
 
-def _wait_until_loaded(client: Any, path: Path, alive: Callable[[], None]) -> None:
-    from redis.exceptions import BusyLoadingError
-
+def _wait_until_loaded(client: Connection, path: Path, alive: Callable[[], None]) -> None:
     deadline = time.monotonic() + START_TIMEOUT_S
     while True:
         try:
             client.ping()
             return
-        except BusyLoadingError:
+        except LoadingError:
             alive()
             if time.monotonic() > deadline:
                 raise EmbeddedError(
@@ -314,10 +318,8 @@ def _wait_until_loaded(client: Any, path: Path, alive: Callable[[], None]) -> No
             time.sleep(0.01)
 
 
-def sync_client(socket: str) -> Any:
-    import redis
-
-    return redis.Redis(unix_socket_path=socket, socket_timeout=None, decode_responses=True, driver_info=None)
+def sync_client(socket: str) -> Connection:
+    return Connection(socket)
 
 
 def server_log_tail(workdir: str) -> str:
@@ -508,10 +510,10 @@ def _start_keeper(path: Path, *, writer: bool) -> dict[str, Any]:
         umask=0o077,
     )
     assert keeper.stdout is not None
-    # The server takes a while to load a large file (0.3 s at 5,000 sessions): meanwhile this
-    # process imports the client it will talk to it with, which it would do next anyway.
-    import falkordb.asyncio  # noqa: F401
-    import redis.asyncio  # noqa: F401
+    # The server takes a while to load a large file (0.3 s at 5,000 sessions): meanwhile a writer
+    # imports the client graphiti-core's driver writes with (readers need none of it).
+    if writer:
+        import falkordb.asyncio  # noqa: F401
 
     with keeper.stdout:
         first = keeper.stdout.readline().decode("utf-8", "replace").strip()

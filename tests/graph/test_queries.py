@@ -674,7 +674,7 @@ async def test_no_canned_query_scans_the_relation_index_per_row(
         driver = await backend.driver_for("plans")
         await driver.execute_query("CREATE (:Entity:Session {uuid: 'x'})")
         params = {**query_params(FALKORDB, name, filters), "group_id": None, "limit": 5}
-        graph = backend.client.select_graph("plans")
+        graph = backend.driver.client.select_graph("plans")  # falkordb-py: it can explain
         naive = (
             "MATCH (s:Entity:Session)-[r:RELATES_TO]->(t:Entity:TestRun) WHERE r.name = 'RAN_TESTS' RETURN s"
         )
@@ -718,7 +718,7 @@ async def _plan(falkordb_config: Any, name: str, filters: dict[str, Any]) -> lis
         driver = await backend.driver_for("plans")
         await driver.execute_query("CREATE (:Entity:Session {uuid: 'x'})")
         params = {**query_params(FALKORDB, name, filters), "group_id": None, "limit": 5}
-        plan = await backend.client.select_graph("plans").explain(
+        plan = await backend.driver.client.select_graph("plans").explain(
             _without_unused_filters(cypher(name), filters), params
         )
     return str(plan).splitlines()
