@@ -13,12 +13,14 @@ Parameters travel as FalkorDB's `CYPHER name=value` header, quoted as falkordb-p
 
 from __future__ import annotations
 
-import asyncio
 import math
 import socket
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import hiredis
+
+if TYPE_CHECKING:
+    import asyncio
 
 _READ_SIZE = 1 << 20
 
@@ -122,11 +124,15 @@ class GraphReader:
     connection limit. A statement that has not answered after `timeout` seconds fails."""
 
     def __init__(self, path: str, *, max_connections: int, timeout: float) -> None:
+        import asyncio  # here: the keeper, which speaks only through `Connection`, starts without it
+
         self.path, self.timeout = path, timeout
         self._free: list[_AsyncConnection] = []
         self._slots = asyncio.Semaphore(max_connections)
 
     async def _call(self, *args: str) -> Any:
+        import asyncio
+
         async with self._slots:
             connection = self._free.pop() if self._free else None
             try:
@@ -142,6 +148,8 @@ class GraphReader:
         return _checked(reply)
 
     async def _open(self) -> _AsyncConnection:
+        import asyncio
+
         try:
             return _AsyncConnection(*await asyncio.open_unix_connection(self.path))
         except OSError as exc:  # a socket file left by a killed server, or none: the server is gone
