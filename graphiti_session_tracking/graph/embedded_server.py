@@ -41,10 +41,9 @@ from .falkordblite import (
     save,
     server_log_tail,
     start_lock,
-    sync_client,
     terminate,
 )
-from .resp import LoadingError, ReplyError
+from .resp import Connection, LoadingError, ReplyError
 
 
 class _Keeper:
@@ -124,7 +123,7 @@ class _Keeper:
                         "the file was left untouched"
                     )
                 if os.path.exists(self.socket):
-                    client = client or sync_client(self.socket)
+                    client = client or Connection(self.socket)
                     try:
                         client.ping()
                         return
@@ -157,7 +156,7 @@ class _Keeper:
     def watch(self, idle_s: float) -> None:
         """Until the server has had no client but us for `idle_s`, or it died, or we are told to stop."""
         poll = min(0.5, max(0.05, idle_s / 10))
-        client = sync_client(self.socket)
+        client = Connection(self.socket)
         quiet_since: float | None = None
         while True:
             assert self.process is not None
@@ -191,7 +190,7 @@ class _Keeper:
         """Save what writers left unsaved (a writer killed before it finished), stop, clean up."""
         if self.process is not None and self.process.poll() is None:
             with contextlib.suppress(Exception):
-                client = sync_client(self.socket)
+                client = Connection(self.socket)
                 try:
                     if client.config_get("appendonly").get("appendonly") == "yes":
                         save(client, self.path, self.log, self._alive)

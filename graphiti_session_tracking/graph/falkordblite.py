@@ -162,7 +162,7 @@ class EmbeddedFalkor:
     def _connect(self, record: dict[str, Any]) -> None:
         self._record = record
         self.socket = str(record["socket"])
-        self._presence = presence = sync_client(self.socket)
+        self._presence = presence = Connection(self.socket)
         try:
             _wait_until_loaded(presence, self.path, self._alive)
             served = presence.config_get("dir").get("dir")
@@ -316,10 +316,6 @@ def _wait_until_loaded(client: Connection, path: Path, alive: Callable[[], None]
                     f"FalkorDB Lite did not load {path} within {START_TIMEOUT_S:.0f}s"
                 ) from None
             time.sleep(0.01)
-
-
-def sync_client(socket: str) -> Connection:
-    return Connection(socket)
 
 
 def server_log_tail(workdir: str) -> str:
