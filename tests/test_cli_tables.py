@@ -359,3 +359,34 @@ def test_print_rows_is_the_shared_renderer() -> None:
     out = file.getvalue()
     assert max(cell_len(line) for line in out.splitlines()) <= 40
     assert intact(["mcp__", "zorblax__", "frobnicate_", "widget_", "confidence"], out) == []
+
+
+_LOADED_IN_A_FRESH_PROCESS = """
+import sys
+from graphiti_session_tracking.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit as exit:
+    assert not exit.code, exit.code
+print(",".join(m for m in ("rich.console", "rich.table", "redis") if m in sys.modules) or "none")
+"""
+
+
+@pytest.mark.parametrize(
+    ("layout", "loaded"), [("--json", "none"), ("--plain", "none"), ("--table", "rich.console,rich.table")]
+)
+def test_only_a_table_loads_rich_and_no_question_loads_redis(tmp_path: Any, layout: str, loaded: str) -> None:
+    """Agents and scripts read JSON and plain lines: those are written without rich's console and
+    table (50 ms to import), and no question at all imports redis-py (0.1 s; graph/resp.py)."""
+    db = str(tmp_path / "t.falkordb")
+    assert (
+        cli("ingest", "--db", db, "--no-llm", str(TRANSCRIPTS / "hello-world-script.jsonl")).returncode == 0
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", _LOADED_IN_A_FRESH_PROCESS, "query", "files", layout, "--db", db],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "hello.sh" in done.stdout  # the rows, in each layout
+    assert done.stdout.strip().splitlines()[-1] == loaded

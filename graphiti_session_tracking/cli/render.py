@@ -11,15 +11,17 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import IO, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 import click
 from rich.cells import cell_len
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from .shell import UsageFailure
+
+# rich's console and table (50 ms to import) are loaded by the table path only: plain lines and
+# JSON, which agents and scripts read, are written without them.
+if TYPE_CHECKING:
+    from rich.console import Console
 
 _TIME_COLUMNS = frozenset(
     {"valid_at", "until", "started_at", "last_modified_at", "committed_at", "first_seen", "last_seen"}
@@ -285,16 +287,34 @@ def _fit(columns: list[_Column], width: int, last_resort: bool = False) -> list[
     return None
 
 
-class _Console(Console):
-    """A console that leaves a closed pipe to reader_may_leave (rich itself would exit 1)."""
-
-    def on_broken_pipe(self) -> None:
-        raise BrokenPipeError(errno.EPIPE, "the reader closed the pipe")
-
-
 def table_console() -> Console:
     """The console of tables and notes: `[REDACTED:…]` and `:x:` in session text are text."""
+    from rich.console import Console
+
+    class _Console(Console):
+        """A console that leaves a closed pipe to reader_may_leave (rich itself would exit 1)."""
+
+        def on_broken_pipe(self) -> None:
+            raise BrokenPipeError(errno.EPIPE, "the reader closed the pipe")
+
     return _Console(markup=False, emoji=False)
+
+
+def _note(text: str, plain: bool, console: Console | None) -> None:
+    """A line after the rows or instead of them: as it is in plain lines, wrapped in a table's."""
+    if not plain and console is not None:
+        from rich.text import Text
+
+        console.print(Text(text))
+        return
+    _print_line(text, console)
+
+
+def _print_line(line: str, console: Console | None) -> None:
+    """One line of a plain listing, to the console's file when one is given."""
+    file = console.file if console is not None else sys.stdout
+    with reader_may_leave(file):
+        file.write(line + "\n")
 
 
 @contextmanager
@@ -320,13 +340,15 @@ def print_rows(
     """The one renderer of every command that prints rows: plain tab-separated lines, or a table
     whose ids, times and counts never wrap and whose text wraps at spaces, leaving out the
     columns of `drops` (in that order, after empty ones) before any word would be split."""
-    console = console or table_console()
     if plain:
         lines = ["\t".join(columns)]
         lines += ["\t".join(_plain_cell(row.get(column)) for column in columns) for row in rows]
-        with reader_may_leave(console.file):
-            console.file.write("\n".join(lines) + "\n")
+        _print_line("\n".join(lines), console)
         return
+    from rich.table import Table
+    from rich.text import Text
+
+    console = console or table_console()
     table_columns = [_Column(name, [_cell(name, row.get(name)) for row in rows]) for name in columns]
     order = [c.name for c in table_columns if c.empty] + [d for d in drops if d in columns]
     order = list(dict.fromkeys(order))
@@ -408,10 +430,11 @@ def print_table(
 ) -> None:
     """Query or search rows in the columns of _TABLE_COLUMNS: a table of the first rows, or with
     `plain` every row (up to `limit`)."""
-    console = console or table_console()
+    if not plain:
+        console = console or table_console()
     if not rows:
         # Also in plain lines: one line where the header would be, so `tail -n +2` is still empty.
-        console.print(Text(f"no {title} found"))
+        _note(f"no {title} found", plain, console)
         return
     shown = rows[:limit] if plain else rows[: limit or TABLE_ROWS]
     columns = [
@@ -429,6 +452,8 @@ def print_table(
         console=console,
     )
     if more:
-        console.print(
-            Text("more rows: --limit N to see N of them, --plain for every row, --json for every field")
+        _note(
+            "more rows: --limit N to see N of them, --plain for every row, --json for every field",
+            plain,
+            console,
         )

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 import msgspec
-from rich.console import Console
 
 from graphiti_session_tracking.config import BACKENDS, AppConfig, ConfigError, GraphConfig, load_config
 from graphiti_session_tracking.graph.backends import BackendError, check_location
@@ -23,8 +22,6 @@ if TYPE_CHECKING:
     from rich.progress import Progress
 
     from graphiti_session_tracking.pipeline.compose import Pipeline
-
-err_console = Console(stderr=True)
 
 
 class UsageFailure(click.ClickException):
@@ -88,11 +85,15 @@ class progress:
 
     def __init__(self, total: int, label: str) -> None:
         self.progress: Progress | None = None
-        if err_console.is_terminal and total > 1:
-            from rich.progress import Progress  # only long work on a terminal shows one
+        if total > 1:
+            from rich.console import Console  # only long work on a terminal shows a bar
 
-            self.progress = Progress(console=err_console, transient=True)
-            self.task = self.progress.add_task(label, total=total)
+            err_console = Console(stderr=True)
+            if err_console.is_terminal:
+                from rich.progress import Progress
+
+                self.progress = Progress(console=err_console, transient=True)
+                self.task = self.progress.add_task(label, total=total)
 
     def __enter__(self) -> Callable[[Path], None]:
         if self.progress is not None:

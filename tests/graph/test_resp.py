@@ -1,12 +1,10 @@
 """The lean reader of FalkorDB Lite (resp.py) on a real embedded server: every value our queries
 pass or return comes back as falkordb-py gives it, bad input is refused by name, many calls at once
-share a few connections, and a question at the prompt never imports redis-py."""
+share a few connections. (That no question imports redis-py: tests/test_cli_tables.py.)"""
 
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -120,27 +118,3 @@ async def test_the_presence_connection_reads_info_and_config(lite: Backend) -> N
         connection.ping()  # still in step after an error reply
     finally:
         connection.close()
-
-
-_QUERY_IN_A_FRESH_PROCESS = """
-import sys
-from graphiti_session_tracking.cli import main
-try:
-    main(["query", "sessions", "--db", sys.argv[1]])
-except SystemExit as exit:
-    assert not exit.code, exit.code
-print("redis imported" if "redis" in sys.modules else "no redis")
-"""
-
-
-def test_a_query_at_the_prompt_imports_no_redis_client(tmp_path: Path) -> None:
-    from conftest import cli
-
-    db = tmp_path / "q.falkordb"
-    hello = Path(__file__).parent.parent / "fixtures" / "claude-code" / "hello-world-script.jsonl"
-    assert cli("ingest", "--db", str(db), "--no-llm", str(hello)).returncode == 0
-    done = subprocess.run(
-        [sys.executable, "-c", _QUERY_IN_A_FRESH_PROCESS, str(db)], capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().splitlines()[-1] == "no redis"
