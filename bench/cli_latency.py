@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -36,19 +37,31 @@ from graphiti_session_tracking.graph.falkordblite import IDLE_ENV, registry_file
 CLI = [sys.executable, "-m", "graphiti_session_tracking"]
 
 
-def wall(command: list[str], runs: int, *envs: dict[str, str]) -> list[float]:
-    """Median wall time of `command` under each environment, the environments taken in turn."""
+def wall(
+    command: list[str], runs: int, envs: list[dict[str, str]], before: Callable[[], None] = lambda: None
+) -> list[float]:
+    """Median wall time of `command` under each environment, the environments taken in turn
+    (`before` runs ahead of each timed run, untimed)."""
     for env in envs:
         subprocess.run(command, capture_output=True, env=env)  # warm-up: bytecode, file cache
     times: list[list[float]] = [[] for _ in envs]
     for _ in range(runs):
         for env, seen in zip(envs, times, strict=True):
+            before()
             started = time.perf_counter()
             result = subprocess.run(command, capture_output=True, text=True, env=env)
             seen.append(time.perf_counter() - started)
             if result.returncode != 0:
                 raise SystemExit(f"{' '.join(command)} failed: {result.stderr.strip()}")
     return [statistics.median(seen) for seen in times]
+
+
+def report(name: str, times: list[float], baseline: float, goal: float) -> None:
+    """One line: this code's time, its multiple of `python -c pass`, any other checkout's and the ratio."""
+    seconds, *other = times
+    mark = "ok" if seconds <= goal else f"> {goal}"
+    compared = "".join(f" {o:>8.3f} {seconds / o:>6.2f}" for o in other)
+    print(f"{name:<40} {seconds:>8.3f} {seconds / baseline:>17.1f}{compared} {mark}")
 
 
 def main() -> None:
@@ -73,7 +86,7 @@ def main() -> None:
         started = time.perf_counter()
         subprocess.run([*CLI, "ingest", "--db", db, *sources], check=True, capture_output=True, env=env)
         print(f"built a {args.sessions}-session database in {time.perf_counter() - started:.1f} s")
-        baseline = wall([sys.executable, "-c", "pass"], args.runs, env)[0]
+        baseline = wall([sys.executable, "-c", "pass"], args.runs, [env])[0]
         against = f" {'against':>8} {'ratio':>6}" if args.against else ""
         print(f"{'command':<40} {'wall s':>8} {'x python -c pass':>17}{against} goal")
         print(f"{'python -c pass':<40} {baseline:>8.3f} {1:>17.1f}")
@@ -97,7 +110,6 @@ def main() -> None:
             "ingest (unchanged sources)": ["ingest", "--db", db, *sources],
         }
         for name, command in commands.items():
-            seconds, *other = wall([*CLI, *command], args.runs, *envs)
             goal = (
                 0.3
                 if name.startswith("ingest")
@@ -105,32 +117,17 @@ def main() -> None:
                 if "|" in name or name.startswith("search")
                 else 0.25
             )
-            mark = "ok" if seconds <= goal else f"> {goal}"
-            compared = "".join(f" {o:>8.3f} {seconds / o:>6.2f}" for o in other)
-            print(f"{name:<40} {seconds:>8.3f} {seconds / baseline:>17.1f}{compared} {mark}")
-        seconds, *other = cold([*CLI, "query", "commits", "--table", "--db", db], args.runs, envs, Path(db))
-        mark = "ok" if seconds <= 0.6 else "> 0.6"
-        compared = "".join(f" {o:>8.3f} {seconds / o:>6.2f}" for o in other)
-        name = "query commits --table, server cold"
-        print(f"{name:<40} {seconds:>8.3f} {seconds / baseline:>17.1f}{compared} {mark}")
+            report(name, wall([*CLI, *command], args.runs, envs), baseline, goal)
+        cold = cold_wall([*CLI, "query", "commits", "--table", "--db", db], args.runs, envs, Path(db))
+        report("query commits --table, server cold", cold, baseline, 0.6)
 
 
-def cold(command: list[str], runs: int, envs: list[dict[str, str]], db: Path) -> list[float]:
-    """Median wall time of `command` under each environment (in turn) when the file's shared server
-    is not running: each run waits for the server to stop (it does half a second after its last
-    user here) and starts it anew."""
-    envs = [{**env, IDLE_ENV: "0.5"} for env in envs]
-    for env in envs:
-        subprocess.run(command, capture_output=True, env=env)  # the server now stops soon after use
-    times: list[list[float]] = [[] for _ in envs]
-    for _ in range(runs):
-        for env, seen in zip(envs, times, strict=True):
-            _stopped(db)
-            started = time.perf_counter()
-            subprocess.run(command, capture_output=True, check=True, env=env)
-            seen.append(time.perf_counter() - started)
+def cold_wall(command: list[str], runs: int, envs: list[dict[str, str]], db: Path) -> list[float]:
+    """`wall` when the file's shared server is not running: each run waits for the server to stop
+    (it does half a second after its last user here) and starts it anew."""
+    times = wall(command, runs, [{**env, IDLE_ENV: "0.5"} for env in envs], before=lambda: _stopped(db))
     _stopped(db)  # before the folder is removed: a server still running writes into it
-    return [statistics.median(seen) for seen in times]
+    return times
 
 
 def _stopped(db: Path) -> None:

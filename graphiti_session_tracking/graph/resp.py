@@ -46,11 +46,11 @@ def _parser() -> hiredis.Reader:
 
 
 class Connection:
-    """One blocking connection: a process's presence on the server (the keeper counts it as a user)
-    and its housekeeping. It connects on first use and again after a failure, as redis-py does."""
+    """One blocking connection with no timeout (a save of a large file takes what it takes): a
+    process's presence on the server (the keeper counts it as a user) and its housekeeping. It connects on first use and again after a failure, as redis-py does."""
 
-    def __init__(self, path: str, timeout: float | None = None) -> None:
-        self.path, self.timeout = path, timeout
+    def __init__(self, path: str) -> None:
+        self.path = path
         self._sock: socket.socket | None = None
         self._parser = _parser()
 
@@ -58,7 +58,6 @@ class Connection:
         try:
             if self._sock is None:
                 self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                self._sock.settimeout(self.timeout)
                 self._sock.connect(self.path)
             self._sock.sendall(hiredis.pack_command(args))  # type: ignore[arg-type]  # its stub: a 1-tuple
             while (reply := self._parser.gets()) is False:
