@@ -8,7 +8,6 @@ and a group id becomes a graph name.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from pathlib import PurePosixPath, PureWindowsPath
@@ -99,4 +98,6 @@ def is_group_id(value: str) -> bool:
 
 
 def _digest(text: str) -> str:
+    import hashlib  # OpenSSL's, 4 ms to load: a question over every group never names one
+
     return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]

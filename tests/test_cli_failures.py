@@ -79,6 +79,14 @@ def test_a_config_file_that_is_not_utf8_names_file_and_line(tmp_path: Path) -> N
     assert f"{config}:3:" in line and "UTF-8" in line
 
 
+def test_a_ledger_that_is_not_a_database_is_one_line(tmp_path: Path) -> None:
+    """The CLI imports sqlite3 only in commands that keep a ledger; its errors are still one line."""
+    db = tmp_path / "s.falkordb"
+    Path(f"{db}.ledger.sqlite").write_text("not a database, only text " * 100)
+    line = one_line_error(cli("ingest", "--db", str(db), "--no-llm", HELLO))
+    assert line == "error: the ingest ledger failed: file is not a database"
+
+
 @pytest.mark.parametrize("uri", ["garbage", "http://localhost:7474", "bolt:/missing-slash"])
 def test_a_neo4j_uri_that_is_not_one_is_one_line(uri: str) -> None:
     line = one_line_error(cli("ingest", HELLO, "--backend", "neo4j", "--uri", uri, "--password", "x"))

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from conftest import FIXTURES, TRANSCRIPTS, backend_cli_args, cli
 from rich.cells import cell_len
-from rich.console import Console
 
 from graphiti_session_tracking.cli.render import print_rows, print_table
+from graphiti_session_tracking.cli.screen import Screen
 from graphiti_session_tracking.config import GraphConfig
 
 BRANCH = "claude/unruffled-mcclintock"
@@ -274,9 +274,9 @@ ROWS: list[dict[str, Any]] = [
 
 
 def render(rows: list[dict[str, Any]], kind: str, width: int, plain: bool = False) -> str:
-    console = Console(width=width, file=StringIO(), color_system=None)
-    print_table(rows, title=kind, kind=kind, plain=plain, console=console)
-    file = console.file
+    screen = Screen(file=StringIO(), width=width)
+    print_table(rows, title=kind, kind=kind, plain=plain, screen=screen)
+    file = screen.file
     assert isinstance(file, StringIO)
     return file.getvalue()
 
@@ -349,12 +349,36 @@ def test_a_table_cuts_long_text_at_a_space() -> None:
     assert text in render([{"relation": "R", "label": "L", "name": text}], "session", 80, plain=True)
 
 
+def test_a_terminal_too_narrow_for_every_column_shows_whole_ones() -> None:
+    """At 30 columns the commit's text stays readable, its ids and times are left out and named,
+    rather than every column folded to a letter."""
+    out = render(ROWS, "commits", 30)
+    assert max(cell_len(line) for line in out.splitlines()) <= 30
+    assert intact(["93bff95", "EntityProcess/", "agentv.git'", "worktree"], out) == []
+    hidden = out[out.index("hidden at 30 columns:") :].replace("\n", " ")
+    assert all(name in hidden for name in ("committed_at", "branch", "session_id", "objective"))
+
+
+def test_a_terminal_gets_bold_headers_and_a_file_none() -> None:
+    """Bold and italic escapes for a terminal (Screen.styled); none in a file or a pipe, and the
+    escapes take no room in the layout."""
+    styled = Screen(file=StringIO(), width=80, styled=True)
+    print_table(ROWS, title="commits", kind="commits", screen=styled)
+    assert isinstance(styled.file, StringIO)
+    text = styled.file.getvalue()
+    assert "\x1b[1msha\x1b[0m" in text and "\x1b[3mcommits (1)\x1b[0m" in text
+    assert text.replace("\x1b[1m", "").replace("\x1b[3m", "").replace("\x1b[0m", "") == render(
+        ROWS, "commits", 80
+    )
+    assert not Screen(file=StringIO()).styled and "\x1b" not in render(ROWS, "commits", 80)
+
+
 def test_print_rows_is_the_shared_renderer() -> None:
     """classify-tools' rows go through the same renderer: a table of any columns, and plain lines."""
     rows = [{"line": 4, "tool": "mcp__zorblax__frobnicate_widget_and_more", "confidence": 0.9}]
-    console = Console(width=40, file=StringIO(), color_system=None)
-    print_rows(rows, ["line", "tool", "confidence"], title="1 tool call", plain=False, console=console)
-    file = console.file
+    screen = Screen(file=StringIO(), width=40)
+    print_rows(rows, ["line", "tool", "confidence"], title="1 tool call", plain=False, screen=screen)
+    file = screen.file
     assert isinstance(file, StringIO)
     out = file.getvalue()
     assert max(cell_len(line) for line in out.splitlines()) <= 40
@@ -372,12 +396,10 @@ print(",".join(m for m in ("rich.console", "rich.table", "redis") if m in sys.mo
 """
 
 
-@pytest.mark.parametrize(
-    ("layout", "loaded"), [("--json", "none"), ("--plain", "none"), ("--table", "rich.console,rich.table")]
-)
-def test_only_a_table_loads_rich_and_no_question_loads_redis(tmp_path: Any, layout: str, loaded: str) -> None:
-    """Agents and scripts read JSON and plain lines: those are written without rich's console and
-    table (50 ms to import), and no question at all imports redis-py (0.1 s; graph/resp.py)."""
+@pytest.mark.parametrize("layout", ["--json", "--plain", "--table"])
+def test_no_question_loads_rich_console_nor_redis(tmp_path: Any, layout: str) -> None:
+    """A question typed at the prompt loads neither rich's console and table (50 ms to import; the
+    box is drawn by cli/screen.py) nor redis-py (0.1 s; graph/resp.py), in any layout."""
     db = str(tmp_path / "t.falkordb")
     assert (
         cli("ingest", "--db", db, "--no-llm", str(TRANSCRIPTS / "hello-world-script.jsonl")).returncode == 0
@@ -389,4 +411,4 @@ def test_only_a_table_loads_rich_and_no_question_loads_redis(tmp_path: Any, layo
     )
     assert done.returncode == 0, done.stderr
     assert "hello.sh" in done.stdout  # the rows, in each layout
-    assert done.stdout.strip().splitlines()[-1] == loaded
+    assert done.stdout.strip().splitlines()[-1] == "none"

@@ -10,7 +10,7 @@ import importlib
 import logging
 import os
 import signal
-import sqlite3
+import sys
 from typing import Any
 
 import click
@@ -77,11 +77,15 @@ class _Main(click.Group):
             return super().invoke(ctx)
         except ConfigError as exc:
             raise UsageFailure(str(exc)) from exc
-        except sqlite3.Error as exc:
-            raise UsageFailure(f"the ingest ledger failed: {exc}") from exc
         except OSError as exc:
             where = f" ({exc.filename})" if exc.filename else ""
             raise UsageFailure(f"{exc.strerror or exc}{where}") from exc
+        except Exception as exc:
+            # The ledger's database: only a command that imported sqlite3 can fail in it.
+            ledger = sys.modules.get("sqlite3")
+            if ledger is not None and isinstance(exc, ledger.Error):
+                raise UsageFailure(f"the ingest ledger failed: {exc}") from exc
+            raise
 
 
 @click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})

@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 
 import click
-from rich.text import Text
 
 from graphiti_session_tracking.redact import Gate
 
 from .app import main
-from .render import layout_of, output_options, print_rows, reader_may_leave, table_console
+from .render import layout_of, note, output_options, print_rows, reader_may_leave
+from .screen import Screen
 from .shell import UsageFailure, config_option, llm_option, load, run, warn
 
 
@@ -81,14 +81,16 @@ def classify_tools(
     ]
     statistics = "cache statistics: " + ", ".join(f"{k} {v}" for k, v in stats.items())
     with reader_may_leave():
+        screen = None if output == "plain" else Screen()
         print_rows(
             shown,
             ["line", "tool", "intent", "domain", "confidence", "source", "signals"],
             title=f"{len(rows)} tool calls in {transcript.name}",
             plain=output == "plain",
             drops=("confidence", "source"),  # what a narrow terminal can do without
+            screen=screen,
         )
-        if output == "plain":  # plain lines are data: the statistics go beside them, as with --json
+        if screen is None:  # plain lines are data: the statistics go beside them, as with --json
             click.echo(statistics, err=True)
         else:
-            table_console().print(Text(statistics))  # wrapped at spaces, as the table
+            note(statistics, False, screen)  # wrapped at spaces, as the table

@@ -4,24 +4,19 @@ or a file (`--plain`), the same rows as `query`, `search` and `classify-tools` p
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import IO, TYPE_CHECKING, Any, Literal
+from typing import IO, Any, Literal
 
 import click
 from rich.cells import cell_len
 
+from .screen import Screen, table_lines
 from .shell import UsageFailure
-
-# rich's console and table (50 ms to import) are loaded by the table path only: plain lines and
-# JSON, which agents and scripts read, are written without them.
-if TYPE_CHECKING:
-    from rich.console import Console
 
 _TIME_COLUMNS = frozenset(
     {"valid_at", "until", "started_at", "last_modified_at", "committed_at", "first_seen", "last_seen"}
@@ -287,32 +282,17 @@ def _fit(columns: list[_Column], width: int, last_resort: bool = False) -> list[
     return None
 
 
-def table_console() -> Console:
-    """The console of tables and notes: `[REDACTED:…]` and `:x:` in session text are text."""
-    from rich.console import Console
-
-    class _Console(Console):
-        """A console that leaves a closed pipe to reader_may_leave (rich itself would exit 1)."""
-
-        def on_broken_pipe(self) -> None:
-            raise BrokenPipeError(errno.EPIPE, "the reader closed the pipe")
-
-    return _Console(markup=False, emoji=False)
-
-
-def _note(text: str, plain: bool, console: Console | None) -> None:
+def note(text: str, plain: bool, screen: Screen | None) -> None:
     """A line after the rows or instead of them: as it is in plain lines, wrapped in a table's."""
-    if not plain and console is not None:
-        from rich.text import Text
-
-        console.print(Text(text))
-        return
-    _print_line(text, console)
+    if plain or screen is None:
+        _print_line(text, screen)
+    else:
+        _print_line("\n".join(_wrap(text, screen.width)), screen)
 
 
-def _print_line(line: str, console: Console | None) -> None:
-    """One line of a plain listing, to the console's file when one is given."""
-    file = console.file if console is not None else sys.stdout
+def _print_line(line: str, screen: Screen | None) -> None:
+    """One line of a plain listing, to the screen's file when one is given."""
+    file = screen.file if screen is not None else sys.stdout
     with reader_may_leave(file):
         file.write(line + "\n")
 
@@ -335,7 +315,7 @@ def print_rows(
     title: str,
     plain: bool,
     drops: tuple[str, ...] = (),
-    console: Console | None = None,
+    screen: Screen | None = None,
 ) -> None:
     """The one renderer of every command that prints rows: plain tab-separated lines, or a table
     whose ids, times and counts never wrap and whose text wraps at spaces, leaving out the
@@ -343,42 +323,40 @@ def print_rows(
     if plain:
         lines = ["\t".join(columns)]
         lines += ["\t".join(_plain_cell(row.get(column)) for column in columns) for row in rows]
-        _print_line("\n".join(lines), console)
+        _print_line("\n".join(lines), screen)
         return
-    from rich.table import Table
-    from rich.text import Text
-
-    console = console or table_console()
+    screen = screen or Screen()
     table_columns = [_Column(name, [_cell(name, row.get(name)) for row in rows]) for name in columns]
-    order = [c.name for c in table_columns if c.empty] + [d for d in drops if d in columns]
-    order = list(dict.fromkeys(order))
+    optional = [c.name for c in table_columns if c.empty] + [d for d in drops if d in columns]
+    optional = list(dict.fromkeys(optional))
+    # Too narrow a terminal for even those: ids, times and counts go next, then text, from the
+    # right; a few columns whole read better than every column folded to a letter.
+    rest = [c for c in reversed(table_columns) if c.name not in optional]
+    order = optional + [c.name for c in rest if c.kind != "text"] + [c.name for c in rest if c.kind == "text"]
+    order = order[: len(table_columns) - 1]  # one column always stays
     for dropped in range(len(order) + 1):
         kept = [c for c in table_columns if c.name not in order[:dropped]]
-        widths = _fit(kept, console.width, last_resort=dropped == len(order))
+        widths = _fit(kept, screen.width, last_resort=dropped >= len(optional))
         if widths is not None:
             break
-    else:  # narrower than any table we can lay out: rich's own folding
-        kept, widths = table_columns, None
-    table = Table(title=Text(title))
-    for index, column in enumerate(kept):
-        if widths is None:
-            table.add_column(column.name, overflow="fold", no_wrap=column.kind != "text")
-            continue
-        width = widths[index]
-        table.add_column(Text("\n".join(_wrap(column.name, width))), width=width, no_wrap=True)
+    else:  # the one column left is wider than the terminal: folded to its width
+        widths = [max(screen.width - 4, 1)]
+        kept[0].kind = "text"
+    for column, width in zip(kept, widths, strict=True):
         if column.kind == "id":
             column.cells = [_shorten_id(cell, width) for cell in column.cells]
         elif column.kind == "text":
             column.cells = ["\n".join(_wrap(cell, width)) for cell in column.cells]
-    for cells in zip(*(column.cells for column in kept), strict=True):
-        table.add_row(*(Text(cell) for cell in cells))  # as written: no markup, emoji or highlighting
-    with reader_may_leave(console.file):
-        console.print(table)
-        hidden = [c.name for c in table_columns if c not in kept]
-        if hidden:
-            console.print(
-                Text(f"hidden at {console.width} columns: {', '.join(hidden)} (--plain and --json have them)")
-            )
+    header = [_wrap(column.name, width) for column, width in zip(kept, widths, strict=True)]
+    body = [[cell.split("\n") for cell in cells] for cells in zip(*(c.cells for c in kept), strict=True)]
+    lines = table_lines(screen, _wrap(title, sum(widths) + 3 * len(widths) + 1), header, body, widths)
+    hidden = [c.name for c in table_columns if c not in kept]
+    if hidden:
+        lines += _wrap(
+            f"hidden at {screen.width} columns: {', '.join(hidden)} (--plain and --json have them)",
+            screen.width,
+        )
+    _print_line("\n".join(lines), screen)
 
 
 # The columns a table shows (JSON has every field): what fits a terminal and answers the question.
@@ -426,15 +404,15 @@ def print_table(
     limit: int | None = None,
     *,
     plain: bool = False,
-    console: Console | None = None,
+    screen: Screen | None = None,
 ) -> None:
     """Query or search rows in the columns of _TABLE_COLUMNS: a table of the first rows, or with
     `plain` every row (up to `limit`)."""
     if not plain:
-        console = console or table_console()
+        screen = screen or Screen()
     if not rows:
         # Also in plain lines: one line where the header would be, so `tail -n +2` is still empty.
-        _note(f"no {title} found", plain, console)
+        note(f"no {title} found", plain, screen)
         return
     shown = rows[:limit] if plain else rows[: limit or TABLE_ROWS]
     columns = [
@@ -449,11 +427,11 @@ def print_table(
         title=f"{title} ({len(shown)}{'; more exist' if more else ''})",
         plain=plain,
         drops=_TABLE_DROPS.get(kind or title, ()),
-        console=console,
+        screen=screen,
     )
     if more:
-        _note(
+        note(
             "more rows: --limit N to see N of them, --plain for every row, --json for every field",
             plain,
-            console,
+            screen,
         )

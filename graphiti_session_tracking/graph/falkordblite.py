@@ -33,11 +33,9 @@ from __future__ import annotations
 import atexit
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
 import re
-import shutil
 import signal
 import stat
 import subprocess
@@ -337,6 +335,12 @@ def rdb_alias(path: Path, log: LogFolder) -> Path:
     return path.with_name(f".{log.stem}.rdb")
 
 
+def _remove_tree(folder: str | Path, *, ignore_errors: bool = False) -> None:
+    import shutil  # with zlib, bz2 and lzma, 3 ms of every question's start: for a rare cleanup
+
+    shutil.rmtree(folder, ignore_errors=ignore_errors)
+
+
 class LogFolder:
     """The append-only log folder beside the database file, and our record of the last save."""
 
@@ -344,6 +348,8 @@ class LogFolder:
         safe = re.sub(r"[^A-Za-z0-9_.-]", "_", path.name)
         stem = safe
         if safe != path.name:  # two names that sanitize alike must not share a log
+            import hashlib  # OpenSSL's, 4 ms to load: rarely needed, so not at every start
+
             stem = f"{safe}_{hashlib.sha1(path.name.encode()).hexdigest()[:8]}"
             if (path.parent / f"{safe}.aof.d").is_dir():
                 stem = safe  # written by an earlier version, which did not add the hash
@@ -370,13 +376,13 @@ class LogFolder:
     def remove_incomplete(self) -> None:
         """A log folder without a manifest is what a kill -9 left of a switch: no data of its own."""
         if self.folder.exists() and not self.has_manifest():
-            shutil.rmtree(self.folder)
+            _remove_tree(self.folder)
 
     def set_aside(self) -> None:
         """Before rebuilding the log from the RDB file: keep an older complete log, drop a partial one."""
         if self.has_manifest():
             aside = self.folder.with_name(self.folder.name + ".superseded")
-            shutil.rmtree(aside, ignore_errors=True)
+            _remove_tree(aside, ignore_errors=True)
             self.folder.rename(aside)
         self.remove_incomplete()
 
@@ -549,7 +555,7 @@ def _clean_stale(path: Path) -> None:
     if isinstance(pid, int) and _is_redis_server(pid):
         terminate(pid)
     if workdir and Path(workdir).name.startswith("graphiti-sessions-"):
-        shutil.rmtree(workdir, ignore_errors=True)
+        _remove_tree(workdir, ignore_errors=True)
     registry.unlink(missing_ok=True)
 
 
