@@ -74,9 +74,16 @@ def main() -> None:
         os.chdir(tmp)  # `python -m` puts the working folder first on the path: not a checkout's
         env = {**os.environ, "GRAPHITI_HOME": str(Path(tmp) / "home")}
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        # The other checkout's package comes first on the path (the editable install's finder is
-        # asked after it); its server module is the keeper it starts.
-        envs = [env, {**env, "PYTHONPATH": str(args.against.resolve())}] if args.against else [env]
+        # With --against, each checkout's package comes first on the path (the editable install's
+        # finder is asked after it), so both are found alike: found through the finder, this one
+        # read 5-18% slower for an unchanged ingest than the same code through the path. Its server
+        # module is the keeper it starts.
+        here = str(Path(__file__).resolve().parent.parent)
+        envs = (
+            [{**env, "PYTHONPATH": here}, {**env, "PYTHONPATH": str(args.against.resolve())}]
+            if args.against
+            else [env]
+        )
         folder = Path(tmp) / "summaries"
         folder.mkdir()
         for summary in generate(args.sessions, 10, "lat"):
