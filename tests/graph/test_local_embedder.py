@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import numpy as np
+
 from graphiti_session_tracking.config import AppConfig
 from graphiti_session_tracking.graph.local_embedder import DIMENSIONS, LocalEmbedder, cosine
 from graphiti_session_tracking.pipeline.compose import build_pipeline
@@ -58,3 +60,27 @@ def test_the_config_switch() -> None:
     off = AppConfig.validate({"embedder": {"local": {"enabled": False}}})
     assert off.embedder_settings.local is False
     assert build_pipeline(off).local_embedder is None
+
+
+def test_a_few_tokens_read_from_the_shipped_matrix_give_the_widened_vectors() -> None:
+    """A question's vector is summed from its rows widened one by one, without widening the
+    whole matrix (a tenth of a `search`); a big batch widens it first. Both give the same vectors."""
+    shipped = LocalEmbedder.load()
+    assert shipped.weights.dtype == np.float32
+    from safetensors.numpy import load_file
+    from tokenizers import Tokenizer
+
+    from graphiti_session_tracking.graph.local_embedder import _TOKENIZER, _WEIGHTS, package_folder
+
+    folder = package_folder()
+    fresh = LocalEmbedder(
+        load_file(str(folder / _WEIGHTS))["embedding.weight"], Tokenizer.from_file(str(folder / _TOKENIZER))
+    )
+    texts = ["why was my push refused", "TypeError: createLogger is not a function", "a/b/c.py ütf 漢字"]
+    few = fresh.unit_vectors(texts)
+    assert fresh._wide is None and fresh._shipped is not None and fresh._shipped.dtype == np.float16
+    widened = shipped.unit_vectors(texts)
+    assert all(np.array_equal(a, b) for a, b in zip(few, widened, strict=True))  # type: ignore[arg-type]
+    many = fresh.unit_vectors([*texts, "word " * 2_000, "other " * 2_000, "third " * 2_000])
+    assert fresh._wide is not None and fresh._shipped is None  # widened once, the shipped copy let go
+    assert all(np.array_equal(a, b) for a, b in zip(many[:3], widened, strict=True))  # type: ignore[arg-type]
