@@ -412,3 +412,13 @@ def test_no_question_loads_rich_console_nor_redis(tmp_path: Any, layout: str) ->
     assert done.returncode == 0, done.stderr
     assert "hello.sh" in done.stdout  # the rows, in each layout
     assert done.stdout.strip().splitlines()[-1] == "none"
+
+
+def test_no_escape_sequence_in_a_title_reaches_the_terminal() -> None:
+    """A search's title holds the words typed: their control characters are dropped, as rich did."""
+    rows = [{"kind": "node", "type": "Session", "text": "t", "score": 1.0, "group_id": "g"}]
+    screen = Screen(file=StringIO(), width=80)
+    print_table(rows, title="search: \x1b[2Jred\x07", kind="search", screen=screen)
+    assert isinstance(screen.file, StringIO)
+    out = screen.file.getvalue()
+    assert "\x1b" not in out and "\x07" not in out and "search: [2Jred (1)" in out

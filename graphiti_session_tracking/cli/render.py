@@ -289,7 +289,7 @@ def note(text: str, plain: bool, screen: Screen | None) -> None:
     if plain or screen is None:
         _print_line(text, screen)
     else:
-        _print_line("\n".join(_wrap(text, screen.width)), screen)
+        _print_line("\n".join(_wrap(_CONTROL.sub("", text), screen.width)), screen)
 
 
 def _print_line(line: str, screen: Screen | None) -> None:
@@ -351,7 +351,9 @@ def print_rows(
             column.cells = ["\n".join(_wrap(cell, width)) for cell in column.cells]
     header = [_wrap(column.name, width) for column, width in zip(kept, widths, strict=True)]
     body = [[cell.split("\n") for cell in cells] for cells in zip(*(c.cells for c in kept), strict=True)]
-    lines = table_lines(screen, _wrap(title, sum(widths) + 3 * len(widths) + 1), header, body, widths)
+    # A title may hold the user's own words (`search: …`): no escape sequence reaches the terminal.
+    title_lines = _wrap(_CONTROL.sub("", title), sum(widths) + 3 * len(widths) + 1)
+    lines = table_lines(screen, title_lines, header, body, widths)
     hidden = [c.name for c in table_columns if c not in kept]
     if hidden:
         lines += _wrap(
