@@ -62,6 +62,7 @@ class LocalEmbedder:
         # ms, a tenth of a `search`), after which only that copy is kept.
         self._shipped: NDArray[np.floating[Any]] | None = np.ascontiguousarray(weights)
         self._wide: NDArray[np.float32] | None = None
+        self._widening = threading.Lock()
         self.tokenizer = tokenizer
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(_MAX_TOKENS)
@@ -70,19 +71,19 @@ class LocalEmbedder:
 
     @property
     def weights(self) -> NDArray[np.float32]:
-        """The token vectors as float32 (widened once, on first use)."""
-        if self._wide is None:
-            assert self._shipped is not None
-            self._wide = np.ascontiguousarray(self._shipped, dtype=np.float32)
-            self._shipped = None
-        return self._wide
+        """The token vectors as float32 (widened once, on first use; threads may embed at once)."""
+        with self._widening:
+            if self._wide is None:
+                self._wide = np.ascontiguousarray(self._shipped, dtype=np.float32)
+                self._shipped = None
+            return self._wide
 
     def _sum(self, ids: NDArray[np.int64], widen: bool) -> NDArray[np.float32]:
         """The float32 sum of the rows of `ids`: each row widened before summing, as in the
         widened matrix, so either way gives the same vector."""
-        if self._wide is None and not widen:
-            assert self._shipped is not None
-            rows: NDArray[np.float32] = self._shipped[ids].astype(np.float32)
+        shipped = self._shipped  # held here: another thread may widen the matrix meanwhile
+        if shipped is not None and not widen:
+            rows: NDArray[np.float32] = shipped[ids].astype(np.float32)
             return rows.sum(axis=0)  # type: ignore[no-any-return]
         return self.weights[ids].sum(axis=0)  # type: ignore[no-any-return]
 

@@ -62,20 +62,25 @@ def test_the_config_switch() -> None:
     assert build_pipeline(off).local_embedder is None
 
 
-def test_a_few_tokens_read_from_the_shipped_matrix_give_the_widened_vectors() -> None:
-    """A question's vector is summed from its rows widened one by one, without widening the
-    whole matrix (a tenth of a `search`); a big batch widens it first. Both give the same vectors."""
-    shipped = LocalEmbedder.load()
-    assert shipped.weights.dtype == np.float32
+def _fresh() -> LocalEmbedder:
+    """A new embedder of the shipped weights, not the process's shared one (`load`)."""
     from safetensors.numpy import load_file
     from tokenizers import Tokenizer
 
     from graphiti_session_tracking.graph.local_embedder import _TOKENIZER, _WEIGHTS, package_folder
 
     folder = package_folder()
-    fresh = LocalEmbedder(
+    return LocalEmbedder(
         load_file(str(folder / _WEIGHTS))["embedding.weight"], Tokenizer.from_file(str(folder / _TOKENIZER))
     )
+
+
+def test_a_few_tokens_read_from_the_shipped_matrix_give_the_widened_vectors() -> None:
+    """A question's vector is summed from its rows widened one by one, without widening the
+    whole matrix (a tenth of a `search`); a big batch widens it first. Both give the same vectors."""
+    shipped = LocalEmbedder.load()
+    assert shipped.weights.dtype == np.float32
+    fresh = _fresh()
     texts = ["why was my push refused", "TypeError: createLogger is not a function", "a/b/c.py ütf 漢字"]
     few = fresh.unit_vectors(texts)
     assert fresh._wide is None and fresh._shipped is not None and fresh._shipped.dtype == np.float16
@@ -84,3 +89,21 @@ def test_a_few_tokens_read_from_the_shipped_matrix_give_the_widened_vectors() ->
     many = fresh.unit_vectors([*texts, "word " * 2_000, "other " * 2_000, "third " * 2_000])
     assert fresh._wide is not None and fresh._shipped is None  # widened once, the shipped copy let go
     assert all(np.array_equal(a, b) for a, b in zip(many[:3], widened, strict=True))  # type: ignore[arg-type]
+
+
+def test_threads_embedding_while_the_matrix_is_widened_get_the_same_vectors() -> None:
+    """The MCP server embeds questions from several threads: one batch widening the matrix meanwhile
+    changes no thread's vector and fails none."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    fresh = _fresh()
+    question = "have we seen this timeout before"
+    expected = LocalEmbedder.load().unit_vectors([question])[0]
+    with ThreadPoolExecutor(8) as pool:
+        futures = [pool.submit(fresh.unit_vectors, [question]) for _ in range(200)]
+        big = pool.submit(fresh.unit_vectors, ["word " * 2_000, "other " * 2_000, "third " * 2_000])
+        futures += [pool.submit(fresh.unit_vectors, [question]) for _ in range(200)]
+        results = [future.result()[0] for future in futures]
+        assert len(big.result()) == 3
+    assert fresh._shipped is None
+    assert all(np.array_equal(r, expected) for r in results)  # type: ignore[arg-type]
