@@ -15,7 +15,7 @@ from typing import IO, Any, Literal
 import click
 from rich.cells import cell_len
 
-from .screen import Screen, table_lines
+from .screen import Screen, box_width, table_lines
 from .shell import UsageFailure
 
 _TIME_COLUMNS = frozenset(
@@ -259,7 +259,7 @@ class _Column:
 def _fit(columns: list[_Column], width: int, last_resort: bool = False) -> list[int] | None:
     """Column widths for a table `width` cells wide, squeezing no more than needed; None if it
     cannot fit. Spare room goes to short columns (whole headers), then text, then ids."""
-    room = width - (3 * len(columns) + 1)  # the heavy-head box: a rule per column and one, padding 1+1
+    room = width - box_width([0] * len(columns))  # what the box itself takes
     for stage in range(6 if last_resort else 5):
         widths = [column.floor(stage) for column in columns]
         if sum(widths) > room:
@@ -352,7 +352,7 @@ def print_rows(
     header = [_wrap(column.name, width) for column, width in zip(kept, widths, strict=True)]
     body = [[cell.split("\n") for cell in cells] for cells in zip(*(c.cells for c in kept), strict=True)]
     # A title may hold the user's own words (`search: …`): no escape sequence reaches the terminal.
-    title_lines = _wrap(_CONTROL.sub("", title), sum(widths) + 3 * len(widths) + 1)
+    title_lines = _wrap(_CONTROL.sub("", title), box_width(widths))
     lines = table_lines(screen, title_lines, header, body, widths)
     hidden = [c.name for c in table_columns if c not in kept]
     if hidden:

@@ -58,6 +58,12 @@ class Screen:
         return f"{code}{text}{_RESET}" if self.styled and text else text
 
 
+def box_width(widths: list[int]) -> int:
+    """A table's width in cells around columns of `widths`: a rule before each column and one
+    after the last, a space of padding each side of every cell."""
+    return sum(widths) + 3 * len(widths) + 1
+
+
 def table_lines(
     screen: Screen,
     title: list[str],
@@ -68,7 +74,7 @@ def table_lines(
     """The lines of a boxed table: the title's lines centred above it, each header cell's lines
     at the foot of the header (as rich set them), each row's cells from the top, padded to
     `widths` (cells, without the one space each side)."""
-    total = sum(widths) + 3 * len(widths) + 1
+    total = box_width(widths)
 
     def rule(chars: tuple[str, ...]) -> str:
         left, fill, between, right = chars
