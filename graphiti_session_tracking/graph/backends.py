@@ -24,7 +24,7 @@ from graphiti_session_tracking.group_id import GroupId, is_group_id
 from graphiti_session_tracking.uri import mask_uri
 
 from .dialect import Dialect, dialect_of
-from .falkordblite import STATEMENT_TIMEOUT_S, EmbeddedError, EmbeddedFalkor, check_database_file
+from .falkordblite import STATEMENT_TIMEOUT_S, EmbeddedError, EmbeddedFalkor, check_database_file, take_early
 from .resp import LoadingError, ReplyError
 
 if TYPE_CHECKING:
@@ -264,7 +264,8 @@ async def open_backend(config: GraphConfig, *, writable: bool = True) -> AsyncIt
 async def _open(config: GraphConfig, writable: bool) -> Backend:
     if config.backend == "falkordblite":
         try:
-            embedded = EmbeddedFalkor(Path(config.db_path), writable=writable)
+            path = Path(config.db_path)
+            embedded = take_early(path, writable=writable) or EmbeddedFalkor(path, writable=writable)
         except EmbeddedError as exc:
             raise BackendError(str(exc)) from None
         return Backend(

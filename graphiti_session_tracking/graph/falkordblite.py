@@ -40,6 +40,7 @@ import signal
 import stat
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from importlib.util import find_spec
@@ -266,6 +267,51 @@ def _detach_all_at_exit() -> None:
 
 
 atexit.register(_detach_all_at_exit)
+
+
+# Files being opened for reading on a thread (`open_early`), each with what its opening gave.
+_EARLY: dict[Path, tuple[threading.Thread, list[EmbeddedFalkor]]] = {}
+
+
+def open_early(path: Path) -> None:
+    """Open `path` for reading on a thread, now, for a command that has imports to do before it
+    opens the graph (cli/early.py): the file's server loads while they run. The command takes
+    the opened file with `take_early`. Nothing is reported from here: a file that cannot be
+    opened is opened again by the command, which says why."""
+    try:
+        path = check_database_file(path, writable=False)
+    except EmbeddedError:
+        return
+    if path in _EARLY:
+        return
+    opened: list[EmbeddedFalkor] = []
+
+    def open_it() -> None:
+        with contextlib.suppress(Exception):
+            opened.append(EmbeddedFalkor(path, writable=False))
+
+    # Not a daemon: a command that ends before it takes the file waits for the opening to finish,
+    # and the exit then lets go of the server like any other (`_detach_all_at_exit`).
+    thread = threading.Thread(target=open_it, name=f"open {path.name}")
+    _EARLY[path] = (thread, opened)
+    thread.start()
+
+
+def take_early(path: Path, *, writable: bool) -> EmbeddedFalkor | None:
+    """The file `open_early` opened for reading, once it is open; None if it was not asked for,
+    is wanted for writing, or could not be opened (the caller then opens it itself)."""
+    if writable:
+        return None
+    entry = _EARLY.pop(Path(os.path.abspath(path.expanduser())), None)
+    if entry is None:
+        return None
+    thread, opened = entry
+    thread.join()
+    if not opened or opened[0].why_stopped() is not None:
+        for embedded in opened:
+            embedded.detach()
+        return None
+    return opened[0]
 
 
 def save(client: Connection, path: Path, log: LogFolder, alive: Callable[[], None]) -> None:
