@@ -38,6 +38,8 @@ def test_a_reading_command_line_gives_its_database_options(argv: list[str], expe
         ["ingest", "--db", "a.db"],  # writers open the file themselves, for writing
         ["--version"],
         ["query", "--help"],
+        ["query"],  # lists the questions
+        ["query", "--db", "a.db"],
         ["query", "files", "-h"],
         ["query", "files", "--db", "a.db", "--db", "b.db"],  # twice: click says which wins
         ["query", "files", "--", "--db", "a.db"],

@@ -6,10 +6,10 @@ command only asked for it once click, the configuration and its own modules were
 0.1 s). So these commands learn their database from the command line as their options will (`--db`,
 `--backend`, `--config`, else the configuration file) and open it for reading on a thread first;
 the backend then takes what was opened (`falkordblite.take_early`). Anything this cannot place
-(help, an option given twice, `--`, a configuration error, another backend) and it does nothing:
-the command opens the file itself and says what is wrong, as before. An option's value that
-looks like one of these options (`--text --db`) can make it open another database for nothing;
-that file's server then stops after its idle period.
+(help, `query` with no question, an option given twice, `--`, a configuration error, another
+backend) and it does nothing: the command opens the file itself and says what is wrong, as before.
+An option's value that looks like one of these options (`--text --db`) can make it open another
+database for nothing; that file's server then stops after its idle period.
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ def options(argv: list[str]) -> dict[str, str] | None:
     the arguments are not plain enough to read without click."""
     if not argv or argv[0] not in _READERS:
         return None
+    if argv[0] == "query" and (len(argv) < 2 or argv[1].startswith("-")):
+        return None  # no question asked yet (`query` alone lists them)
     found: dict[str, str] = {}
     rest = iter(argv[1:])
     for arg in rest:
