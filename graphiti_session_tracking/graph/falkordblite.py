@@ -70,11 +70,16 @@ class EmbeddedError(Exception):
     """The database file cannot be used; the message names it and says why."""
 
 
+def _absolute(path: Path) -> Path:
+    """The one spelling of a database file's path, whoever names it (`~`, relative, absolute)."""
+    return Path(os.path.abspath(path.expanduser()))
+
+
 def check_database_file(path: Path, *, writable: bool) -> Path:
     """The absolute path of a usable database file, or EmbeddedError naming it. Reads at most the
     file's first bytes and creates nothing: callers run it before they create anything beside it
     (the lock, the ingest ledger)."""
-    path = Path(os.path.abspath(path.expanduser()))
+    path = _absolute(path)
     if path.is_dir():
         raise EmbeddedError(f"{path} is a folder, not a FalkorDB Lite database file")
     if writable:  # the log, the lock and the ledger go beside the file
@@ -302,7 +307,7 @@ def take_early(path: Path, *, writable: bool) -> EmbeddedFalkor | None:
     is wanted for writing, or could not be opened (the caller then opens it itself)."""
     if writable:
         return None
-    entry = _EARLY.pop(Path(os.path.abspath(path.expanduser())), None)
+    entry = _EARLY.pop(_absolute(path), None)
     if entry is None:
         return None
     thread, opened = entry

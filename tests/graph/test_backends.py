@@ -265,3 +265,24 @@ def test_a_server_whose_folder_was_removed_stops_with_its_keeper(tmp_path: Path)
         time.sleep(0.1)
     for key in ("pid", "keeper"):
         assert not psutil.pid_exists(record[key]) or psutil.Process(record[key]).status() == "zombie"
+
+
+def test_a_server_whose_opener_left_while_it_loaded_is_kept_then_stopped(tmp_path: Path) -> None:
+    """Ctrl-C while a large file loads: the opener is gone before the keeper says `ready`."""
+    db = tmp_path / "g.falkordb"
+    run_script(WRITE.replace("{after}", "pass"), db)
+    assert servers_left(db) == []
+    keeper = subprocess.Popen(
+        [sys.executable, "-m", KEEPER_MODULE, str(db), "--idle", "1"],
+        stdout=subprocess.PIPE,
+        start_new_session=True,
+    )
+    assert keeper.stdout is not None
+    keeper.stdout.close()  # nobody will read its `ready`
+    deadline = time.monotonic() + 30
+    while not (tmp_path / "g.falkordb.server").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert run_script(READ, db).stdout.strip() == "[7]"  # the next process uses that server
+    assert servers_left(db, wait_s=30) == []  # and it stops after its idle period, record and all
+    assert not (tmp_path / "g.falkordb.server").exists()
+    assert keeper.wait(timeout=10) == 0
