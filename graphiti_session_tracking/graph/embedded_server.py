@@ -227,10 +227,9 @@ def main(argv: list[str] | None = None) -> int:
         message = str(exc) if isinstance(exc, EmbeddedError) else f"{type(exc).__name__}: {exc}"
         print("error " + " ".join(message.split()), flush=True)
         return 1
-    try:
+    # The opener may be gone (Ctrl-C while the file loaded): serve the next one, then idle out.
+    with contextlib.suppress(OSError):
         print("ready", flush=True)
-    except OSError:
-        pass  # the opener is gone (Ctrl-C while the file loaded): serve the next one, then idle out
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):  # the opener may exit: nothing of ours may hold its pipe or terminal
         os.dup2(devnull, fd)
